@@ -1,0 +1,563 @@
+/**
+ * The stages one call goes through: parse, look up, validate, authorize,
+ * execute, shape. Each stage is an Effect whose error channel holds only its
+ * own members of {@link ToolError.ToolError}; {@link shape} turns whatever
+ * came out (a value or any of those errors) into the call's one
+ * `ToolResult`.
+ *
+ * The scheduler in `ToolRuntime` composes these per call; they are exported
+ * so that each can be tested, traced and reused on its own.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as ParseResult from "effect/ParseResult"
+import * as Predicate from "effect/Predicate"
+import * as Runtime from "effect/Runtime"
+import * as Tracer from "effect/Tracer"
+import type * as ArtifactStore from "./ArtifactStore.js"
+import type * as Policy from "./Policy.js"
+import type * as Redactor from "./Redactor.js"
+import type * as Registry from "./Registry.js"
+import * as StableJson from "./StableJson.js"
+import type * as Tool from "./Tool.js"
+import * as ToolError from "./ToolError.js"
+import * as ToolResult from "./ToolResult.js"
+import * as Truncation from "./Truncation.js"
+import * as Watchdog from "./Watchdog.js"
+
+// ---------------------------------------------------------------------------
+// parse
+// ---------------------------------------------------------------------------
+
+/**
+ * A call whose envelope and arguments are usable.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Parsed {
+  readonly callId: string
+  readonly toolName: string
+  readonly input: Record<string, unknown>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ParseError =
+  | ToolError.MalformedCall
+  | ToolError.MalformedArguments
+  | ToolError.InvalidInput
+  | ToolError.InputTooLarge
+
+/**
+ * The id of a call, whatever it holds, so that even a malformed call can be
+ * answered.
+ *
+ * @since 0.1.0
+ * @category parse
+ */
+export const callIdOf = (call: unknown): string =>
+  Predicate.hasProperty(call, "id") && typeof call.id === "string" ? call.id : ""
+
+/**
+ * @since 0.1.0
+ * @category parse
+ */
+export const toolNameOf = (call: unknown): string =>
+  Predicate.hasProperty(call, "name") && typeof call.name === "string" ? call.name : ""
+
+const kindOf = (u: unknown): string =>
+  u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "string" ? "a string" : `a ${typeof u}`
+
+/**
+ * Describes a JSON syntax error without quoting the input (it may hold
+ * secrets): where it is, and the common cause.
+ *
+ * @since 0.1.0
+ * @category parse
+ */
+export const describeJsonError = (text: string, error: unknown): string => {
+  const message = error instanceof Error ? error.message : ""
+  if (/unexpected end/i.test(message) || /unterminated string/i.test(message)) {
+    return "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
+  }
+  const position = /position (\d+)/.exec(message)
+  if (position !== null) {
+    const offset = Number(position[1])
+    const before = text.slice(0, offset)
+    const line = before.split("\n").length
+    const column = offset - before.lastIndexOf("\n")
+    return `syntax error at line ${line}, column ${column} (check quotes, commas and escapes there)`
+  }
+  return "it could not be parsed (check quotes, commas and escapes)"
+}
+
+/**
+ * Counts characters of a parsed value, stopping as soon as the limit is
+ * passed, so that checking a small input costs almost nothing.
+ */
+const exceeds = (value: unknown, limit: number): boolean => {
+  let budget = limit
+  const stack: Array<unknown> = [value]
+  while (stack.length > 0) {
+    const u = stack.pop()
+    if (typeof u === "string") budget -= u.length + 2
+    else if (typeof u === "object" && u !== null) {
+      if (Array.isArray(u)) {
+        budget -= u.length + 2
+        for (const item of u) stack.push(item)
+      } else {
+        for (const key in u) {
+          budget -= key.length + 4
+          stack.push((u as Record<string, unknown>)[key])
+        }
+      }
+    } else budget -= 8
+    if (budget < 0) return true
+  }
+  return false
+}
+
+/**
+ * Stage 1: checks the envelope and turns the arguments into an object.
+ * Arguments arrive as an object (Anthropic) or a JSON string (OpenAI); an
+ * empty string or a missing input means "no arguments".
+ *
+ * @since 0.1.0
+ * @category stages
+ */
+export const parse = (call: unknown, maxInputChars: number): Either.Either<Parsed, ParseError> => {
+  if (!Predicate.isRecord(call)) {
+    return Either.left(new ToolError.MalformedCall({ reason: `expected an object, got ${kindOf(call)}` }))
+  }
+  const callId = call.id
+  const toolName = call.name
+  if (typeof callId !== "string" || callId.length === 0) {
+    return Either.left(new ToolError.MalformedCall({ reason: "the call has no id" }))
+  }
+  if (typeof toolName !== "string" || toolName.length === 0) {
+    return Either.left(new ToolError.MalformedCall({ reason: "the call names no tool" }))
+  }
+  let input: unknown = call.input
+  if (typeof input === "string") {
+    if (input.length > maxInputChars) {
+      return Either.left(new ToolError.InputTooLarge({ toolName, limit: maxInputChars }))
+    }
+    if (input.trim() === "") input = undefined
+    else {
+      try {
+        input = JSON.parse(input)
+      } catch (error) {
+        return Either.left(
+          new ToolError.MalformedArguments({ toolName, reason: describeJsonError(input as string, error) })
+        )
+      }
+    }
+  } else if (exceeds(input, maxInputChars)) {
+    return Either.left(new ToolError.InputTooLarge({ toolName, limit: maxInputChars }))
+  }
+  if (input === undefined || input === null) return Either.right({ callId, toolName, input: {} })
+  if (!Predicate.isRecord(input)) {
+    return Either.left(new ToolError.InvalidInput({ toolName, received: kindOf(input) }))
+  }
+  return Either.right({ callId, toolName, input })
+}
+
+// ---------------------------------------------------------------------------
+// lookup
+// ---------------------------------------------------------------------------
+
+/**
+ * Stage 2.
+ *
+ * @since 0.1.0
+ * @category stages
+ */
+export const lookup = (registry: Registry.Service, toolName: string): Effect.Effect<
+  Registry.Entry,
+  ToolError.UnknownTool
+> => registry.lookup(toolName)
+
+// ---------------------------------------------------------------------------
+// validate
+// ---------------------------------------------------------------------------
+
+const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((key, i) => typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`).join("")
+
+/**
+ * Schema issues as path + message pairs a model can act on.
+ *
+ * @since 0.1.0
+ * @category validate
+ */
+export const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<ToolError.Issue> => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const out: Array<ToolError.Issue> = []
+  const seen = new Set<string>()
+  for (const issue of issues) {
+    const path = formatPath(issue.path)
+    const message = issue._tag === "Missing"
+      ? "is required but missing"
+      : issue._tag === "Unexpected"
+      ? "is not a parameter of this tool; remove it"
+      : issue.message
+    const key = `${path}\u0000${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ path, message })
+    if (out.length === 20) break
+  }
+  return out
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ValidateError = ToolError.InvalidArguments | ToolError.RuleViolation
+
+/**
+ * Stage 3: the parameter schema, then the tool's business rules.
+ *
+ * @since 0.1.0
+ * @category stages
+ */
+export const validate = (entry: Registry.Entry, input: unknown): Effect.Effect<unknown, ValidateError> => {
+  const tool = entry.tool
+  const decoded = tool.decode(input)
+  if (Either.isLeft(decoded)) {
+    return Effect.fail(new ToolError.InvalidArguments({ toolName: tool.name, issues: formatIssues(decoded.left) }))
+  }
+  if (tool.validate === undefined) return Effect.succeed(decoded.right)
+  return tool.validate(decoded.right).pipe(
+    Effect.mapError((violation) =>
+      violation.toolName === undefined
+        ? new ToolError.RuleViolation({ ...violation, toolName: tool.name })
+        : violation
+    ),
+    Effect.as(decoded.right),
+    // The rule check may use services: the ones captured with the registry.
+    Effect.provide(entry.context)
+  )
+}
+
+// ---------------------------------------------------------------------------
+// authorize
+// ---------------------------------------------------------------------------
+
+/**
+ * Stage 4.
+ *
+ * @since 0.1.0
+ * @category stages
+ */
+export const authorize = (
+  policy: Policy.Service,
+  request: Policy.Request
+): Effect.Effect<Policy.Verdict, ToolError.PermissionDenied> => policy.authorize(request)
+
+// ---------------------------------------------------------------------------
+// execute
+// ---------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecuteError = ToolError.Timeout | ToolError.IdleTimeout | ToolError.ToolFailed | ToolError.ToolDefect
+
+/**
+ * What execution needs from the turn around it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExecuteEnv {
+  readonly watchdog: Watchdog.Watchdog
+  readonly redactor: Redactor.Service
+  /** The turn's runtime: handlers run with its fiber refs (clock, logger, tracer). */
+  readonly runtime: Runtime.Runtime<never>
+  readonly onProgress:
+    | ((callId: string, toolName: string, message: string | undefined) => Effect.Effect<void>)
+    | undefined
+  readonly interruptReason: () => string
+}
+
+const describeDefect = (defect: unknown, redactor: Redactor.Service): string => {
+  const raw = defect instanceof Error
+    ? `${defect.name === "Error" ? "" : `${defect.name}: `}${defect.message}`
+    : typeof defect === "string"
+    ? defect
+    : StableJson.stringify(defect)
+  return redactor.redact(raw.length > 2000 ? `${raw.slice(0, 2000)}…` : raw).text
+}
+
+const describeFailure = (failure: unknown): { readonly detail: string; readonly retryable: boolean } => {
+  if (typeof failure === "string") return { detail: failure, retryable: false }
+  const retryable = Predicate.hasProperty(failure, "retryable") && failure.retryable === true
+  if (Predicate.hasProperty(failure, "message") && typeof failure.message === "string" && failure.message !== "") {
+    return { detail: failure.message, retryable }
+  }
+  return { detail: StableJson.stringify(failure), retryable }
+}
+
+/**
+ * Stage 5: runs the handler in its own fiber under the tool's total and
+ * idle limits. Both limits stop the handler by interrupting its fiber, so
+ * its finalizers run; the turn being interrupted does the same, and
+ * `onInterrupted` then records the result. A handler that is not read-only
+ * and did not finish reports its outcome as unknown.
+ *
+ * The handler starts on the current thread, so one that completes
+ * synchronously costs no scheduling and no deadline bookkeeping.
+ *
+ * @since 0.1.0
+ * @category stages
+ */
+export const execute = (
+  entry: Registry.Entry,
+  callId: string,
+  input: unknown,
+  env: ExecuteEnv,
+  span: Tracer.AnySpan | undefined,
+  onInterrupted: (error: ToolError.Interrupted | ToolError.Timeout) => Effect.Effect<void>
+): Effect.Effect<unknown, ExecuteError> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.suspend(() => {
+      const tool = entry.tool
+      const watchdog = env.watchdog
+      const watch = watchdog.watch(tool.timeoutMillis, tool.idleTimeoutMillis)
+      const touch = Effect.sync(() => watchdog.touch(watch))
+      const onProgress = env.onProgress
+      const context: Tool.Context = {
+        callId,
+        toolName: tool.name,
+        progress: onProgress === undefined
+          ? () => touch
+          : (message) =>
+            Effect.zipRight(
+              touch,
+              onProgress(callId, tool.name, message === undefined ? undefined : env.redactor.redact(message).text)
+            ),
+        output: () => touch
+      }
+      const outcomeUnknown = !tool.readOnly
+      const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {
+        if (Watchdog.isExit(outcome) && Exit.isSuccess(outcome)) return Effect.succeed(outcome.value)
+        if (watch.stopped === "timeout" || watch.stopped === "idle" || !Watchdog.isExit(outcome)) {
+          const cleanupAbandoned = !Watchdog.isExit(outcome)
+          return Effect.fail(
+            watch.stopped === "idle"
+              ? new ToolError.IdleTimeout({
+                toolName: tool.name,
+                idleMillis: tool.idleTimeoutMillis ?? 0,
+                outcomeUnknown,
+                cleanupAbandoned
+              })
+              : new ToolError.Timeout({
+                toolName: tool.name,
+                timeoutMillis: tool.timeoutMillis,
+                outcomeUnknown,
+                cleanupAbandoned
+              })
+          )
+        }
+        const failure = Cause.failureOption(outcome.cause)
+        if (failure._tag === "Some") {
+          const { detail, retryable } = describeFailure(failure.value)
+          return Effect.fail(
+            new ToolError.ToolFailed({ toolName: tool.name, detail: env.redactor.redact(detail).text, retryable })
+          )
+        }
+        const defect = Cause.dieOption(outcome.cause)
+        return Effect.fail(
+          new ToolError.ToolDefect({
+            toolName: tool.name,
+            detail: defect._tag === "Some"
+              ? describeDefect(defect.value, env.redactor)
+              : "the handler interrupted itself",
+            outcomeUnknown: outcomeUnknown && defect._tag === "None"
+          })
+        )
+      }
+      // The handler gets the services captured with the registry, and the
+      // execute span as its parent so its own spans nest under the call.
+      const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
+      const fiber = Runtime.runFork(
+        Runtime.make({ context: services, fiberRefs: env.runtime.fiberRefs, runtimeFlags: env.runtime.runtimeFlags })
+      )(Effect.suspend(() => tool.handler(input, context)))
+      const done = fiber.unsafePoll()
+      if (done !== null) return fromOutcome(done)
+      return restore(watchdog.run(watch, fiber)).pipe(
+        Effect.onInterrupt(() =>
+          Effect.flatMap(watchdog.stop(watch, fiber), (outcome) =>
+            onInterrupted(
+              watch.stopped === "interrupt" || watch.stopped === undefined
+                ? new ToolError.Interrupted({
+                  toolName: tool.name,
+                  reason: Watchdog.isExit(outcome)
+                    ? env.interruptReason()
+                    : `${env.interruptReason()}; its cleanup did not finish in time and was abandoned`,
+                  outcomeUnknown
+                })
+                : new ToolError.Timeout({
+                  toolName: tool.name,
+                  timeoutMillis: tool.timeoutMillis,
+                  outcomeUnknown,
+                  cleanupAbandoned: !Watchdog.isExit(outcome)
+                })
+            ))
+        ),
+        Effect.flatMap(fromOutcome)
+      )
+    })
+  )
+
+// ---------------------------------------------------------------------------
+// shape
+// ---------------------------------------------------------------------------
+
+/**
+ * What shaping needs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ShapeEnv {
+  readonly redactor: Redactor.Service
+  readonly store: ArtifactStore.Service
+  /** Characters of a truncated success shown as a preview. */
+  readonly previewChars: number
+  /** Characters of a truncated failure kept (head and tail together). */
+  readonly failureKeepChars: number
+  /** Limit for results of calls that have no tool (unknown tool, malformed call). */
+  readonly defaultLimit: number
+  /** The name of the paging tool, when it is registered. */
+  readonly readToolName: string | undefined
+}
+
+/**
+ * What a call came to before shaping.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome =
+  | { readonly _tag: "Success"; readonly value: unknown; readonly note: string | undefined }
+  | { readonly _tag: "Failure"; readonly error: ToolError.ToolError }
+
+const errorText = (error: ToolError.ToolError) => `${error.message}\n${error.hint}`
+
+const serialize = (tool: Tool.Any | undefined, value: unknown): Either.Either<string, ToolError.ToolDefect> => {
+  if (typeof value === "string") return Either.right(value)
+  if (tool === undefined) return Either.right(StableJson.stringify(value))
+  const encoded = tool.encodeOutput(value)
+  return Either.isRight(encoded)
+    ? Either.right(StableJson.stringify(encoded.right))
+    : Either.left(
+      new ToolError.ToolDefect({
+        toolName: tool.name,
+        detail: "it returned output that does not match its declared output schema",
+        outcomeUnknown: !tool.readOnly
+      })
+    )
+}
+
+const number = (n: number) => n.toLocaleString("en-US")
+
+/**
+ * Stage 6: serialize, redact, truncate. A success over the tool's limit is
+ * stored whole and the model gets a head preview; a failure keeps its head
+ * and its tail, where the error usually is. Either way the marker says how
+ * long the whole was and where it is. Redaction runs first, so nothing
+ * stored or shown holds a secret, even one the cut would have split.
+ *
+ * @since 0.1.0
+ * @category stages
+ */
+export const shape = (
+  env: ShapeEnv,
+  tool: Tool.Any | undefined,
+  callId: string,
+  toolName: string,
+  outcome: Outcome,
+  durationMillis: number
+): Effect.Effect<ToolResult.ToolResult> => {
+  let failure: ToolError.ToolError | undefined
+  let raw: string
+  if (outcome._tag === "Failure") {
+    failure = outcome.error
+    raw = errorText(failure)
+  } else {
+    const serialized = serialize(tool, outcome.value)
+    if (Either.isLeft(serialized)) {
+      failure = serialized.left
+      raw = errorText(failure)
+    } else {
+      raw = outcome.note === undefined ? serialized.right : `${outcome.note}\n\n${serialized.right}`
+    }
+  }
+  const { count, text } = env.redactor.redact(raw)
+  const limit = tool?.outputLimit ?? env.defaultLimit
+  const error: ToolResult.ErrorInfo | undefined = failure === undefined ? undefined : {
+    code: failure.code,
+    retryable: failure.retryable,
+    hint: failure.hint,
+    outcomeUnknown: failure.outcomeUnknown
+  }
+  const build = (content: string, truncation?: ToolResult.Truncation, artifact?: string) =>
+    ToolResult.make({
+      callId,
+      toolName,
+      content: [{ _tag: "text", text: content }],
+      isError: failure !== undefined,
+      ...(error === undefined ? {} : { error }),
+      meta: {
+        durationMillis,
+        redactions: count,
+        ...(truncation === undefined ? {} : { truncation }),
+        ...(artifact === undefined ? {} : { artifact }),
+        ...(tool?.untrusted === true ? { untrusted: true } : {})
+      }
+    })
+  if (text.length <= limit) return Effect.succeed(build(text))
+  return env.store.put({ callId, toolName }, text).pipe(
+    Effect.either,
+    Effect.map((stored) => {
+      const where = Either.isRight(stored)
+        ? env.readToolName === undefined
+          ? `The full output is stored as "${stored.right.location}".`
+          : `The full output is stored; read more with ${env.readToolName} {"id": "${stored.right.id}", "offset": OFFSET}.`
+        : `The full output could not be stored (${stored.left.reason}).`
+      const artifact = Either.isRight(stored) ? stored.right.location : undefined
+      if (failure === undefined) {
+        const preview = Truncation.head(text, Math.min(env.previewChars, limit))
+        const marker = `\n\n[Output truncated: showing the first ${number(preview.length)} of ${
+          number(text.length)
+        } characters. ${where.replace("OFFSET", String(preview.length))}]`
+        return build(
+          preview + marker,
+          { strategy: "head", originalLength: text.length, shownLength: preview.length },
+          artifact
+        )
+      }
+      const cut = Truncation.headTail(text, Math.min(env.failureKeepChars, limit))
+      const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
+        where.replace("OFFSET", String(cut.head.length))
+      }]\n\n`
+      return build(
+        cut.head + marker + cut.tail,
+        { strategy: "head-tail", originalLength: text.length, shownLength: cut.head.length + cut.tail.length },
+        artifact
+      )
+    })
+  )
+}

@@ -1,0 +1,126 @@
+/**
+ * The authorization stage's service: decides whether a valid call may run.
+ * It runs after validation, so nobody is ever asked to approve an invalid
+ * call. This module ships the two simplest policies; the rule engine with
+ * modes and approvals builds on the same interface.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Tool from "./Tool.js"
+import * as ToolError from "./ToolError.js"
+
+/**
+ * What the policy sees of a call: the decoded input, never the raw string.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Request {
+  readonly callId: string
+  readonly tool: Tool.Any
+  readonly input: unknown
+}
+
+/**
+ * A policy's answer when it does not deny. `Rewrite` replaces the input; the
+ * runtime validates the new input again and tells the model it changed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Verdict =
+  | { readonly _tag: "Allow" }
+  | { readonly _tag: "Rewrite"; readonly input: unknown; readonly note: string }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly authorize: (request: Request) => Effect.Effect<Verdict, ToolError.PermissionDenied>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Policy extends Context.Tag("@tool-runtime/core/Policy")<Policy, Service>() {}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const allow: Verdict = { _tag: "Allow" }
+
+const allowed = Effect.succeed(allow)
+
+/**
+ * Every valid call runs. For trusted, scripted settings and tests.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerAllowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { authorize: () => allowed })
+
+/**
+ * A deny rule: a tool name, or a pattern with `*` wildcards (`mcp__*`), and
+ * optionally a predicate on the decoded input.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface DenyRule {
+  readonly tool: string
+  readonly when?: ((input: unknown) => boolean) | undefined
+  readonly reason: string
+}
+
+/**
+ * Compiles a name pattern; `*` matches any run of characters, nothing else
+ * is special.
+ *
+ * @since 0.1.0
+ * @category rules
+ */
+export const matchName = (pattern: string): (name: string) => boolean => {
+  if (!pattern.includes("*")) return (name) => name === pattern
+  const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")
+  const regex = new RegExp(`^${source}$`)
+  return (name) => regex.test(name)
+}
+
+/**
+ * Denies calls that match any rule; allows the rest.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const denyByRule = (rules: ReadonlyArray<DenyRule>): Service => {
+  const compiled = rules.map((rule) => ({ rule, matches: matchName(rule.tool) }))
+  return {
+    authorize: (request) => {
+      for (const { matches, rule } of compiled) {
+        if (matches(request.tool.name) && (rule.when === undefined || rule.when(request.input))) {
+          return Effect.fail(
+            new ToolError.PermissionDenied({
+              toolName: request.tool.name,
+              reason: rule.reason,
+              decidedBy: `deny rule ${rule.tool}`
+            })
+          )
+        }
+      }
+      return allowed
+    }
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDenyByRule = (rules: ReadonlyArray<DenyRule>): Layer.Layer<Policy> =>
+  Layer.succeed(Policy, denyByRule(rules))

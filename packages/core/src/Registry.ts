@@ -1,0 +1,194 @@
+/**
+ * The registry: which tools exist, what the runtime knows about each, and
+ * what the model is shown.
+ *
+ * Building the registry captures the services the tools' handlers need, so
+ * running a call needs nothing but the registry itself. Lookup is by exact
+ * name in a `Map`: a model that asks for `__proto__` or `toString` gets
+ * "unknown tool", never an inherited property.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import type * as JSONSchema from "effect/JSONSchema"
+import * as Layer from "effect/Layer"
+import type * as Tool from "./Tool.js"
+import * as ToolError from "./ToolError.js"
+
+/**
+ * A registered tool with the services its handler runs with.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Entry {
+  readonly tool: Tool.Any
+  readonly context: Context.Context<any>
+}
+
+/**
+ * What the model is shown of a tool.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Definition {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: JSONSchema.JsonSchema7
+}
+
+/**
+ * The registry could not be built: a tool name providers reject, or two
+ * tools with one name.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidRegistry extends Data.TaggedError("InvalidRegistry")<{
+  readonly reason: string
+}> {
+  override get message() {
+    return this.reason
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Every registered tool, in registration order. */
+  readonly entries: ReadonlyArray<Entry>
+  /** The definitions the model is shown this turn. */
+  readonly definitions: ReadonlyArray<Definition>
+  /** Synchronous lookup, for the scheduler's planning. */
+  readonly get: (name: string) => Entry | undefined
+  /** The lookup stage: an unknown name fails with close matches as suggestions. */
+  readonly lookup: (name: string) => Effect.Effect<Entry, ToolError.UnknownTool>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Registry extends Context.Tag("@tool-runtime/core/Registry")<Registry, Service>() {}
+
+/** The name rule shared by the Anthropic and OpenAI APIs. */
+const validName = /^[a-zA-Z0-9_-]{1,64}$/
+
+/**
+ * Builds a registry from tools, capturing the services they need.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
+  tools: Tools
+): Effect.Effect<Service, InvalidRegistry, Tool.Requirements<Tools[number]>> =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<Tool.Requirements<Tools[number]>>()
+    const byName = new Map<string, Entry>()
+    for (const tool of tools) {
+      if (!validName.test(tool.name)) {
+        return yield* new InvalidRegistry({
+          reason: `Tool name "${
+            ToolError.printableName(tool.name)
+          }" is invalid: use 1 to 64 letters, digits, "_" or "-".`
+        })
+      }
+      if (byName.has(tool.name)) {
+        return yield* new InvalidRegistry({ reason: `Two tools are named "${tool.name}".` })
+      }
+      if (!(tool.timeoutMillis > 0 && Number.isFinite(tool.timeoutMillis))) {
+        return yield* new InvalidRegistry({ reason: `Tool "${tool.name}" needs a finite, positive timeout.` })
+      }
+      if (!(tool.outputLimit > 0)) {
+        return yield* new InvalidRegistry({ reason: `Tool "${tool.name}" needs a positive output limit.` })
+      }
+      byName.set(tool.name, { tool, context })
+    }
+    return fromEntries(byName)
+  })
+
+const fromEntries = (byName: Map<string, Entry>): Service => {
+  const entries = Array.from(byName.values())
+  const names = Array.from(byName.keys())
+  let definitions: ReadonlyArray<Definition> | undefined
+  const get = (name: string) => byName.get(name)
+  return {
+    entries,
+    get definitions() {
+      return definitions ??= entries.map(({ tool }) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema
+      }))
+    },
+    get,
+    lookup: (name) => {
+      const entry = byName.get(name)
+      return entry !== undefined
+        ? Effect.succeed(entry)
+        : Effect.fail(new ToolError.UnknownTool({ toolName: name, suggestions: suggest(name, names) }))
+    }
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <const Tools extends ReadonlyArray<Tool.Any>>(
+  tools: Tools
+): Layer.Layer<Registry, InvalidRegistry, Tool.Requirements<Tools[number]>> => Layer.effect(Registry, make(tools))
+
+/**
+ * Names close to `name`, nearest first: edit distance on the lower-cased
+ * names, so `Read_File` and `read_fiel` both find `read_file`.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const suggest = (name: string, names: ReadonlyArray<string>, max = 3): ReadonlyArray<string> => {
+  // Names longer than any tool name cannot be close; bound the work on hostile input.
+  if (name.length > 128) return []
+  const target = name.toLowerCase()
+  const scored: Array<readonly [string, number]> = []
+  for (const candidate of names) {
+    const c = candidate.toLowerCase()
+    const limit = Math.max(2, Math.floor(Math.max(target.length, c.length) / 3))
+    const contains = target.length >= 3 && (c.includes(target) || target.includes(c))
+    const d = contains ? Math.min(1, Math.abs(c.length - target.length)) : distance(target, c, limit)
+    if (d <= limit) scored.push([candidate, d])
+  }
+  scored.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+  return scored.slice(0, max).map(([n]) => n)
+}
+
+/**
+ * Levenshtein distance with an early exit once every cell exceeds `limit`.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const distance = (a: string, b: string, limit = Infinity): number => {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  let current = new Array<number>(b.length + 1)
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i
+    let rowMin = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+      current[j] = value
+      if (value < rowMin) rowMin = value
+    }
+    if (rowMin > limit) return limit + 1
+    ;[previous, current] = [current, previous]
+  }
+  return previous[b.length]!
+}

@@ -1,0 +1,181 @@
+/**
+ * A tool is more than a function: besides the handler it records what the
+ * runtime needs to run it safely (its parameter schema, whether it only
+ * reads, how long it may run, how long it may stay silent, how much output
+ * the model may see, how risky it is).
+ *
+ * Defaults are conservative: a tool is not read-only unless it says so (it
+ * then runs alone), and it always has a finite timeout.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import type * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import type * as ToolError from "./ToolError.js"
+
+/**
+ * How much harm a call can do; permission policies read it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Risk = "low" | "medium" | "high"
+
+/**
+ * What a running handler can tell the runtime. Both methods restart the
+ * idle clock: a tool that reports is not stuck.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Context {
+  readonly callId: string
+  readonly toolName: string
+  /** Reports progress, optionally with a short message (it is redacted before anyone sees it). */
+  readonly progress: (message?: string) => Effect.Effect<void>
+  /** Reports that output arrived; the text itself is not kept. */
+  readonly output: (chunk: string) => Effect.Effect<void>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool<Name extends string, Input, Output, Failure, R> {
+  readonly name: Name
+  readonly description: string
+  readonly parameters: Schema.Schema<Input, any>
+  readonly readOnly: boolean
+  readonly timeoutMillis: number
+  readonly idleTimeoutMillis: number | undefined
+  readonly outputLimit: number
+  readonly risk: Risk
+  /** Output from outside the system (web pages, mail, third-party servers). */
+  readonly untrusted: boolean
+  readonly validate: ((input: Input) => Effect.Effect<void, ToolError.RuleViolation, R>) | undefined
+  // Methods, not function properties: a registry holds tools of every type
+  // as `Tool.Any`, which needs their parameters to be bivariant.
+  handler(input: Input, context: Context): Effect.Effect<Output, Failure, R>
+  /** Precompiled decoder: decoding runs on every call. */
+  decode(input: unknown): Either.Either<Input, ParseResult.ParseError>
+  /** Turns handler output into a JSON-ready value (through the success schema, when there is one). */
+  encodeOutput(output: Output): Either.Either<unknown, ParseResult.ParseError>
+  /** The JSON Schema of the parameters, as the model is shown it. */
+  readonly inputSchema: JSONSchema.JsonSchema7
+}
+
+/**
+ * A tool of any type, as the registry holds it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Any extends Tool<string, any, any, any, any> {}
+
+/**
+ * The services a tool's handler and rule check need.
+ *
+ * @since 0.1.0
+ * @category type-level
+ */
+export type Requirements<T> = T extends Tool<any, any, any, any, infer R> ? R : never
+
+/**
+ * Conservative defaults.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const defaults = {
+  readOnly: false,
+  timeout: Duration.seconds(60),
+  outputLimit: 30_000
+} as const
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export interface Options<Input, Output, Failure, R, R2> {
+  readonly description: string
+  readonly readOnly?: boolean | undefined
+  /** Total time limit. Default 60 s. */
+  readonly timeout?: Duration.DurationInput | undefined
+  /** Longest silence (no progress, no output) before the call counts as stuck. Default: none. */
+  readonly idleTimeout?: Duration.DurationInput | undefined
+  /** Characters of output the model may see. Default 30,000. */
+  readonly outputLimit?: number | undefined
+  /** Default: `low` for read-only tools, `medium` otherwise. */
+  readonly risk?: Risk | undefined
+  readonly untrusted?: boolean | undefined
+  /** Encodes the handler's output before it is serialized. */
+  readonly success?: Schema.Schema<Output, any> | undefined
+  /** Business rules the schema cannot express; runs after decoding, before authorization. */
+  readonly validate?: ((input: Input) => Effect.Effect<void, ToolError.RuleViolation, R2>) | undefined
+  readonly handler: (input: Input, context: Context) => Effect.Effect<Output, Failure, R>
+}
+
+type ParametersInput = Schema.Schema<any, any> | Schema.Struct.Fields
+
+type ParametersType<P> = P extends Schema.Schema<infer A, any> ? A
+  : P extends Schema.Struct.Fields ? Schema.Struct.Type<P>
+  : never
+
+const identity = Either.right
+
+/**
+ * Defines a tool. `parameters` is a Schema (or the fields of a struct); it
+ * validates the model's arguments and is what the model is shown.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = <
+  const Name extends string,
+  const P extends ParametersInput,
+  Output,
+  Failure = never,
+  R = never,
+  R2 = never
+>(
+  name: Name,
+  options: Options<ParametersType<P>, Output, Failure, R, R2> & { readonly parameters: P }
+): Tool<Name, ParametersType<P>, Output, Failure, R | R2> => {
+  const parameters = (Schema.isSchema(options.parameters)
+    ? options.parameters
+    : Schema.Struct(options.parameters as Schema.Struct.Fields)) as unknown as Schema.Schema<
+      ParametersType<P>,
+      any
+    >
+  const readOnly = options.readOnly ?? defaults.readOnly
+  let inputSchema: JSONSchema.JsonSchema7 | undefined
+  const success = options.success
+  return {
+    name,
+    description: options.description,
+    parameters,
+    readOnly,
+    timeoutMillis: Duration.toMillis(options.timeout ?? defaults.timeout),
+    idleTimeoutMillis: options.idleTimeout === undefined ? undefined : Duration.toMillis(options.idleTimeout),
+    outputLimit: options.outputLimit ?? defaults.outputLimit,
+    risk: options.risk ?? (readOnly ? "low" : "medium"),
+    untrusted: options.untrusted ?? false,
+    validate: options.validate,
+    handler: options.handler,
+    // Excess keys are errors: a model that sends a parameter the tool does
+    // not have believes it had an effect, and should learn otherwise.
+    decode: Schema.decodeUnknownEither(parameters, { errors: "all", onExcessProperty: "error" }),
+    encodeOutput: success === undefined ? identity : Schema.encodeEither(success),
+    get inputSchema() {
+      if (inputSchema === undefined) {
+        const { $schema: _, ...schema } = JSONSchema.make(parameters)
+        inputSchema = schema
+      }
+      return inputSchema
+    }
+  } as Tool<Name, ParametersType<P>, Output, Failure, R | R2>
+}

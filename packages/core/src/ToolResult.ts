@@ -1,0 +1,131 @@
+/**
+ * The one exit type of the runtime: every call yields exactly one
+ * `ToolResult`, paired to the call by id, whether it succeeded, failed
+ * validation, was denied, timed out or never ran.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const TextBlock = Schema.TaggedStruct("text", { text: Schema.String })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const ImageBlock = Schema.TaggedStruct("image", {
+  mediaType: Schema.String,
+  data: Schema.String.annotations({ description: "Base64 data." })
+})
+
+/**
+ * A piece of what the model sees.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ContentBlock = Schema.Union(TextBlock, ImageBlock)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ContentBlock = typeof ContentBlock.Type
+
+/**
+ * Why and how the content was cut.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Truncation = Schema.Struct({
+  strategy: Schema.Literal("head", "head-tail"),
+  originalLength: Schema.Number.annotations({ description: "Characters before truncation (after redaction)." }),
+  shownLength: Schema.Number.annotations({ description: "Characters kept, markers excluded." })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Truncation = typeof Truncation.Type
+
+/**
+ * What an error result adds for the harness: a stable code to branch on.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ErrorInfo = Schema.Struct({
+  code: Schema.String,
+  retryable: Schema.Boolean,
+  hint: Schema.String,
+  outcomeUnknown: Schema.Boolean
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ErrorInfo = typeof ErrorInfo.Type
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const Meta = Schema.Struct({
+  durationMillis: Schema.Number,
+  redactions: Schema.Number,
+  truncation: Schema.optional(Truncation),
+  artifact: Schema.optional(Schema.String.annotations({ description: "Where the full output is stored." })),
+  untrusted: Schema.optional(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Meta = typeof Meta.Type
+
+/**
+ * A plain record rather than a `Schema.Class`: one is built per call on the
+ * hot path, and harnesses serialize it as is.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const ToolResult = Schema.Struct({
+  callId: Schema.String,
+  toolName: Schema.String,
+  content: Schema.Array(ContentBlock),
+  isError: Schema.Boolean,
+  error: Schema.optional(ErrorInfo),
+  meta: Meta
+}).annotations({ identifier: "ToolResult" })
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolResult extends Schema.Schema.Type<typeof ToolResult> {}
+
+/**
+ * The text the model reads, blocks joined.
+ *
+ * @since 0.1.0
+ * @category getters
+ */
+export const text = (result: ToolResult): string => {
+  if (result.content.length === 1 && result.content[0]!._tag === "text") return result.content[0]!.text
+  return result.content.map((block) => block._tag === "text" ? block.text : `[image ${block.mediaType}]`).join("\n")
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (props: ToolResult): ToolResult => props

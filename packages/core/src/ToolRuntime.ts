@@ -1,0 +1,475 @@
+/**
+ * The runtime: takes the calls of one model turn and returns exactly one
+ * `ToolResult` per call, in call order, whatever happens.
+ *
+ * Scheduling follows the tools' read-only marks: consecutive read-only
+ * calls form a batch that runs concurrently; any other call waits for what
+ * runs before it and runs alone. Calls that never run (the turn was
+ * interrupted, an earlier failure stopped the turn, a duplicate id) still get
+ * a result saying why, so the conversation sent back to the provider is
+ * never malformed.
+ *
+ * @since 0.1.0
+ */
+import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import * as ArtifactStore from "./ArtifactStore.js"
+import * as CallTrace from "./CallTrace.js"
+import * as Pipeline from "./Pipeline.js"
+import * as Policy from "./Policy.js"
+import * as Redactor from "./Redactor.js"
+import * as Registry from "./Registry.js"
+import type * as Tool from "./Tool.js"
+import type * as ToolCall from "./ToolCall.js"
+import * as ToolError from "./ToolError.js"
+import type * as ToolResult from "./ToolResult.js"
+import * as Watchdog from "./Watchdog.js"
+
+/**
+ * Progress and completion, for a UI or a log. Messages are redacted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Event =
+  | { readonly _tag: "BatchStarted"; readonly indices: ReadonlyArray<number>; readonly concurrent: boolean }
+  | {
+    readonly _tag: "Progress"
+    readonly callId: string
+    readonly toolName: string
+    readonly message: string | undefined
+  }
+  | { readonly _tag: "CallFinished"; readonly index: number; readonly result: ToolResult.ToolResult }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface TurnOptions {
+  /** Most read-only calls running at once. Default 8. */
+  readonly concurrency?: number | undefined
+  /** `false` runs every call alone, in order (`parallel_tool_calls: false`). Default `true`. */
+  readonly parallel?: boolean | undefined
+  /** Skip the calls after a batch that produced an error result. Default `false`. */
+  readonly stopOnError?: boolean | undefined
+  /**
+   * Ends the turn when it completes, with the reason it yields: running
+   * handlers are interrupted, calls not started get "not executed".
+   */
+  readonly interruptWhen?: Effect.Effect<string> | undefined
+  readonly onEvent?: ((event: Event) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Largest arguments accepted, in characters. Default 1,000,000. */
+  readonly maxInputChars?: number | undefined
+  /** How long an interrupted handler may take to clean up before it is abandoned. Default 5 s. */
+  readonly cleanupTimeout?: Duration.DurationInput | undefined
+  /** Preview of a truncated success, in characters. Default 2,000. */
+  readonly previewChars?: number | undefined
+  /** Head plus tail kept of a truncated failure, in characters. Default 10,000. */
+  readonly failureKeepChars?: number | undefined
+}
+
+/**
+ * A batch of the plan: call indices, and whether they run together.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Batch {
+  readonly indices: ReadonlyArray<number>
+  readonly concurrent: boolean
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly runTurn: (
+    calls: ReadonlyArray<ToolCall.Input>,
+    options?: TurnOptions
+  ) => Effect.Effect<ReadonlyArray<ToolResult.ToolResult>>
+  readonly runCall: (call: ToolCall.Input, options?: TurnOptions) => Effect.Effect<ToolResult.ToolResult>
+  /** How a turn would be scheduled, without running it. */
+  readonly plan: (calls: ReadonlyArray<ToolCall.Input>, options?: TurnOptions) => ReadonlyArray<Batch>
+  readonly registry: Registry.Service
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ToolRuntime extends Context.Tag("@tool-runtime/core/ToolRuntime")<ToolRuntime, Service>() {}
+
+/**
+ * Groups calls into batches: runs of read-only calls, and every other call
+ * alone. Calls whose tool is unknown or whose envelope is broken never
+ * execute, so they do not split a run of reads.
+ *
+ * @since 0.1.0
+ * @category scheduling
+ */
+export const planTurn = (
+  calls: ReadonlyArray<unknown>,
+  isReadOnly: (call: unknown) => boolean,
+  skip: ReadonlySet<number>,
+  parallel: boolean
+): ReadonlyArray<Batch> => {
+  const batches: Array<Batch> = []
+  let run: Array<number> = []
+  const flush = () => {
+    if (run.length > 0) batches.push({ indices: run, concurrent: run.length > 1 })
+    run = []
+  }
+  for (let i = 0; i < calls.length; i++) {
+    if (skip.has(i)) continue
+    if (parallel && isReadOnly(calls[i])) {
+      run.push(i)
+    } else {
+      flush()
+      batches.push({ indices: [i], concurrent: false })
+    }
+  }
+  flush()
+  return batches
+}
+
+/**
+ * Later calls that reuse an earlier call's id, with that id.
+ *
+ * @since 0.1.0
+ * @category scheduling
+ */
+export const duplicateIds = (calls: ReadonlyArray<unknown>): ReadonlyMap<number, string> => {
+  const duplicates = new Map<number, string>()
+  const seen = new Set<string>()
+  for (let i = 0; i < calls.length; i++) {
+    const id = Pipeline.callIdOf(calls[i])
+    if (id === "") continue
+    if (seen.has(id)) duplicates.set(i, id)
+    else seen.add(id)
+  }
+  return duplicates
+}
+
+/** What a turn reads from the fiber that runs it, once. */
+const turnContext = Effect.all([
+  Effect.runtime<never>(),
+  Effect.clock,
+  Effect.tracer,
+  FiberRef.get(FiberRef.currentTracerEnabled),
+  Effect.serviceOption(Tracer.ParentSpan)
+])
+
+interface Turn {
+  readonly calls: ReadonlyArray<unknown>
+  readonly results: Array<ToolResult.ToolResult | undefined>
+  readonly clock: Clock.Clock
+  readonly options: TurnOptions | undefined
+  readonly tracer: Tracer.Tracer | undefined
+  readonly parentSpan: Option.Option<Tracer.AnySpan>
+  readonly stageSpans: boolean
+  env: Pipeline.ExecuteEnv
+  interruptReason: string | undefined
+  failedAt: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<
+  Service,
+  never,
+  Registry.Registry | Policy.Policy | Redactor.Redactor | ArtifactStore.ArtifactStore
+> =>
+  Effect.gen(function*() {
+    const registry = yield* Registry.Registry
+    const policy = yield* Policy.Policy
+    const redactor = yield* Redactor.Redactor
+    const store = yield* ArtifactStore.ArtifactStore
+    const maxInputChars = options?.maxInputChars ?? 1_000_000
+    const cleanupMillis = Duration.toMillis(options?.cleanupTimeout ?? Duration.seconds(5))
+    const shapeEnv: Pipeline.ShapeEnv = {
+      redactor,
+      store,
+      previewChars: options?.previewChars ?? 2_000,
+      failureKeepChars: options?.failureKeepChars ?? 10_000,
+      defaultLimit: 30_000,
+      readToolName: registry.get(ArtifactStore.readToolName) === undefined ? undefined : ArtifactStore.readToolName
+    }
+
+    const isReadOnly = (call: unknown) => {
+      const name = Pipeline.toolNameOf(call)
+      const entry = registry.get(name)
+      return entry === undefined ? true : entry.tool.readOnly
+    }
+
+    const finish = (turn: Turn, index: number, result: ToolResult.ToolResult): Effect.Effect<void> => {
+      turn.results[index] = result
+      if (result.isError && turn.failedAt === undefined) turn.failedAt = index
+      const onEvent = turn.options?.onEvent
+      return onEvent === undefined ? Effect.void : onEvent({ _tag: "CallFinished", index, result })
+    }
+
+    const fail = (turn: Turn, index: number, error: ToolError.ToolError, startedAt: number) =>
+      Effect.flatMap(
+        Pipeline.shape(
+          shapeEnv,
+          registry.get(Pipeline.toolNameOf(turn.calls[index]))?.tool,
+          Pipeline.callIdOf(turn.calls[index]),
+          Pipeline.toolNameOf(turn.calls[index]),
+          { _tag: "Failure", error },
+          turn.clock.unsafeCurrentTimeMillis() - startedAt
+        ),
+        (result) => finish(turn, index, result)
+      )
+
+    /** One call through every stage; the result lands in `turn.results[index]`. */
+    const runOne = (turn: Turn, index: number): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const call = turn.calls[index]
+        const clock = turn.clock
+        const startedAt = clock.unsafeCurrentTimeMillis()
+        const callId = Pipeline.callIdOf(call)
+        const toolName = Pipeline.toolNameOf(call)
+        const trace = turn.tracer === undefined
+          ? undefined
+          : new CallTrace.CallTrace(turn.tracer, clock, turn.parentSpan, callId, toolName, turn.stageSpans)
+        let tool: Tool.Any | undefined
+        let current: CallTrace.Stage = "parse"
+        const next = (stage: CallTrace.Stage) => {
+          trace?.stage(current)
+          current = stage
+        }
+        const complete = (outcome: Pipeline.Outcome) =>
+          Effect.flatMap(
+            Pipeline.shape(shapeEnv, tool, callId, toolName, outcome, clock.unsafeCurrentTimeMillis() - startedAt),
+            (result) => {
+              if (trace !== undefined) {
+                trace.stage("shape")
+                trace.end(result)
+              }
+              return finish(turn, index, result)
+            }
+          )
+        const run = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
+          next("execute")
+          const span = trace?.open("execute")
+          return Pipeline.execute(entry, callId, input, turn.env, span, (error) => {
+            if (span !== undefined) trace!.close(span, Exit.fail(error))
+            return complete({ _tag: "Failure", error })
+          }).pipe(
+            Effect.match({
+              onFailure: (error): Pipeline.Outcome => {
+                if (span !== undefined) trace!.close(span, Exit.fail(error))
+                return { _tag: "Failure", error }
+              },
+              onSuccess: (value): Pipeline.Outcome => {
+                if (span !== undefined) trace!.close(span, Exit.void)
+                return { _tag: "Success", value, note }
+              }
+            })
+          )
+        }
+        const stages = Effect.flatMap(Pipeline.parse(call, maxInputChars), (parsed) => {
+          next("lookup")
+          return Effect.flatMap(Pipeline.lookup(registry, parsed.toolName), (entry) => {
+            tool = entry.tool
+            next("validate")
+            return Effect.flatMap(Pipeline.validate(entry, parsed.input), (input) => {
+              next("authorize")
+              return Effect.flatMap(Pipeline.authorize(policy, { callId, tool: entry.tool, input }), (verdict) => {
+                if (verdict._tag === "Allow") return run(entry, input, undefined)
+                // A rewritten input is validated again before it runs.
+                next("validate")
+                return Effect.flatMap(
+                  Pipeline.validate(entry, verdict.input),
+                  (rewritten) => run(entry, rewritten, `Note: your input was changed before running: ${verdict.note}`)
+                )
+              })
+            })
+          })
+        })
+        const completed = stages.pipe(
+          Effect.catchAll((error) => {
+            trace?.stage(current, Exit.fail(error))
+            return Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error })
+          }),
+          Effect.flatMap(complete)
+        )
+        return trace === undefined ? completed : Effect.onInterrupt(completed, () =>
+          Effect.sync(() => {
+            if (turn.results[index] === undefined) trace.interrupted()
+          }))
+      })
+
+    const runBatch = (turn: Turn, batch: Batch, concurrency: number): Effect.Effect<void> => {
+      const onEvent = turn.options?.onEvent
+      const started = onEvent === undefined
+        ? Effect.void
+        : onEvent({ _tag: "BatchStarted", indices: batch.indices, concurrent: batch.concurrent })
+      if (!batch.concurrent) return Effect.zipRight(started, runOne(turn, batch.indices[0]!))
+      // A fixed pool of workers pulling the next index: one fiber per worker,
+      // not per call.
+      let next = 0
+      const indices = batch.indices
+      const worker = Effect.whileLoop({
+        while: () => next < indices.length,
+        body: () => runOne(turn, indices[next++]!),
+        step: () => {}
+      })
+      const workers = Math.max(1, Math.min(concurrency, indices.length))
+      return Effect.zipRight(
+        started,
+        Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true })
+      )
+    }
+
+    const runTurn = (
+      calls: ReadonlyArray<ToolCall.Input>,
+      turnOptions?: TurnOptions
+    ): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>> =>
+      Effect.flatMap(turnContext, ([runtime, clock, tracer, tracerEnabled, parentSpan]) => {
+        const turnTrace = tracerEnabled
+          ? tracer.span(
+            "tool_runtime.turn",
+            parentSpan,
+            Context.empty(),
+            [],
+            clock.unsafeCurrentTimeNanos(),
+            "internal"
+          )
+          : undefined
+        turnTrace?.attribute("tool.calls", calls.length)
+        const turn: Turn = {
+          calls,
+          results: new Array(calls.length),
+          clock,
+          options: turnOptions,
+          tracer: tracerEnabled ? tracer : undefined,
+          parentSpan: turnTrace === undefined ? parentSpan : Option.some(turnTrace),
+          stageSpans: CallTrace.isExporting(tracer),
+          env: undefined as unknown as Pipeline.ExecuteEnv,
+          interruptReason: undefined,
+          failedAt: undefined
+        }
+        const watchdog = new Watchdog.Watchdog(clock, cleanupMillis)
+        const onEvent = turnOptions?.onEvent
+        turn.env = {
+          watchdog,
+          redactor,
+          runtime,
+          onProgress: onEvent === undefined
+            ? undefined
+            : (callId, toolName, message) => onEvent({ _tag: "Progress", callId, toolName, message }),
+          interruptReason: () => turn.interruptReason ?? "the turn was interrupted"
+        }
+        const startedAt = clock.unsafeCurrentTimeMillis()
+        const duplicates = duplicateIds(calls)
+        const batches = planTurn(calls, isReadOnly, new Set(duplicates.keys()), turnOptions?.parallel ?? true)
+        const concurrency = turnOptions?.concurrency ?? 8
+        const stopOnError = turnOptions?.stopOnError ?? false
+
+        const loop = Effect.forEach(batches, (batch) => {
+          if (stopOnError && turn.failedAt !== undefined) return Effect.void
+          return runBatch(turn, batch, concurrency)
+        }, { discard: true })
+
+        const interruptWhen = turnOptions?.interruptWhen
+        const body = interruptWhen === undefined ? loop : Effect.raceFirst(
+          loop,
+          Effect.flatMap(interruptWhen, (reason) =>
+            Effect.sync(() => {
+              turn.interruptReason = reason
+            }))
+        )
+
+        const fill = Effect.suspend(() => {
+          const pending: Array<Effect.Effect<void>> = []
+          for (let i = 0; i < calls.length; i++) {
+            if (turn.results[i] !== undefined) continue
+            const toolName = Pipeline.toolNameOf(calls[i])
+            const duplicate = duplicates.get(i)
+            const error = duplicate !== undefined
+              ? new ToolError.DuplicateCallId({ toolName, callId: duplicate })
+              : new ToolError.NotExecuted({
+                toolName,
+                reason: turn.interruptReason !== undefined
+                  ? `the turn was interrupted before it started (${turn.interruptReason})`
+                  : turn.failedAt !== undefined
+                  ? `an earlier call (${
+                    ToolError.printableName(Pipeline.callIdOf(calls[turn.failedAt]))
+                  }) failed and this turn stops at the first failure`
+                  : "the turn ended before it started"
+              })
+            pending.push(fail(turn, i, error, startedAt))
+          }
+          return Effect.all(pending, { discard: true })
+        })
+
+        return body.pipe(
+          Effect.ensuring(watchdog.close()),
+          Effect.zipRight(fill),
+          Effect.onExit((exit) => Effect.sync(() => turnTrace?.end(clock.unsafeCurrentTimeNanos(), exit))),
+          Effect.map(() => turn.results as ReadonlyArray<ToolResult.ToolResult>)
+        )
+      })
+
+    return {
+      registry,
+      runTurn,
+      runCall: (call, turnOptions) => Effect.map(runTurn([call], turnOptions), (results) => results[0]!),
+      plan: (calls, turnOptions) =>
+        planTurn(calls, isReadOnly, new Set(duplicateIds(calls).keys()), turnOptions?.parallel ?? true)
+    } satisfies Service
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options?: Options
+): Layer.Layer<
+  ToolRuntime,
+  never,
+  Registry.Registry | Policy.Policy | Redactor.Redactor | ArtifactStore.ArtifactStore
+> => Layer.effect(ToolRuntime, make(options))
+
+/**
+ * The runtime over the given tools, with the in-memory artifact store, the
+ * default redactor and an allow-all policy. To use other services, compose
+ * {@link layer} with your own layers instead.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerDefault = <const Tools extends ReadonlyArray<Tool.Any>>(
+  tools: Tools,
+  options?: Options
+): Layer.Layer<
+  ToolRuntime,
+  Registry.InvalidRegistry,
+  Exclude<Tool.Requirements<Tools[number]>, ArtifactStore.ArtifactStore>
+> => {
+  // One store, shared by the runtime and by tools that page through it.
+  const store = ArtifactStore.layerMemory()
+  return layer(options).pipe(
+    Layer.provide([Registry.layer(tools), store, Redactor.layerDefault, Policy.layerAllowAll]),
+    Layer.provide(store)
+  )
+}
