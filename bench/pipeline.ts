@@ -46,7 +46,8 @@ const decode = Schema.decodeUnknown(Params)
 const bare = Effect.forEach(readCalls, (call) => Effect.flatMap(decode(JSON.parse(call.input)), handler))
 
 const service = await runtime.runPromise(ToolRuntime.ToolRuntime)
-const turn = (batch: typeof readCalls, parallel = true) => service.runTurn(batch, { parallel })
+const turn = (batch: typeof readCalls, parallel = true, concurrency = 8) =>
+  service.runTurn(batch, { parallel, concurrency })
 
 const only = process.env.BENCH_ONLY
 const cases: Record<string, () => Promise<unknown>> = {
@@ -54,6 +55,7 @@ const cases: Record<string, () => Promise<unknown>> = {
   "runtime: 100 read-only calls (concurrent batch)": () => runtime.runPromise(turn(readCalls)),
   "runtime: 100 write calls (each alone)": () => runtime.runPromise(turn(writeCalls)),
   "runtime: 100 read-only calls, parallel off": () => runtime.runPromise(turn(readCalls, false)),
+  "runtime: 100 read-only calls, 1 worker": () => runtime.runPromise(turn(readCalls, true, 1)),
   "runtime: 100 read-only calls, tracing disabled": () =>
     runtime.runPromise(turn(readCalls).pipe(Effect.withTracerEnabled(false)))
 }

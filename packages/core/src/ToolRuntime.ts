@@ -15,6 +15,7 @@ import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
@@ -249,13 +250,12 @@ export const make = (options?: Options): Effect.Effect<
         const trace = turn.tracer === undefined
           ? undefined
           : new CallTrace.CallTrace(turn.tracer, clock, turn.parentSpan, callId, toolName, turn.stageSpans)
-        let tool: Tool.Any | undefined
         let current: CallTrace.Stage = "parse"
         const next = (stage: CallTrace.Stage) => {
           trace?.stage(current)
           current = stage
         }
-        const complete = (outcome: Pipeline.Outcome) =>
+        const complete = (tool: Tool.Any | undefined, outcome: Pipeline.Outcome) =>
           Effect.flatMap(
             Pipeline.shape(shapeEnv, tool, callId, toolName, outcome, clock.unsafeCurrentTimeMillis() - startedAt),
             (result) => {
@@ -271,7 +271,7 @@ export const make = (options?: Options): Effect.Effect<
           const span = trace?.open("execute")
           return Pipeline.execute(entry, callId, input, turn.env, span, (error) => {
             if (span !== undefined) trace!.close(span, Exit.fail(error))
-            return complete({ _tag: "Failure", error })
+            return complete(entry.tool, { _tag: "Failure", error })
           }).pipe(
             Effect.match({
               onFailure: (error): Pipeline.Outcome => {
@@ -285,36 +285,46 @@ export const make = (options?: Options): Effect.Effect<
             })
           )
         }
-        const stages = Effect.flatMap(Pipeline.parse(call, maxInputChars), (parsed) => {
-          next("lookup")
-          return Effect.flatMap(Pipeline.lookup(registry, parsed.toolName), (entry) => {
-            tool = entry.tool
+        const settle = (error: ToolError.ToolError) => {
+          trace?.stage(current, Exit.fail(error))
+          return complete(undefined, { _tag: "Failure", error })
+        }
+        const guard = (effect: Effect.Effect<void>) =>
+          trace === undefined ? effect : Effect.onInterrupt(effect, () =>
+            Effect.sync(() => {
+              if (turn.results[index] === undefined) trace.interrupted()
+            }))
+        // Parse and lookup are pure: they run here, outside the effect machinery.
+        const parsed = Pipeline.parse(call, maxInputChars)
+        if (Either.isLeft(parsed)) return settle(parsed.left)
+        next("lookup")
+        const entry = registry.get(parsed.right.toolName)
+        if (entry === undefined) {
+          return Effect.matchEffect(Pipeline.lookup(registry, parsed.right.toolName), {
+            onFailure: settle,
+            onSuccess: () => Effect.void
+          })
+        }
+        next("validate")
+        const stages = Effect.flatMap(Pipeline.validate(entry, parsed.right.input), (input) => {
+          next("authorize")
+          return Effect.flatMap(Pipeline.authorize(policy, { callId, tool: entry.tool, input }), (verdict) => {
+            if (verdict._tag === "Allow") return run(entry, input, undefined)
+            // A rewritten input is validated again before it runs.
             next("validate")
-            return Effect.flatMap(Pipeline.validate(entry, parsed.input), (input) => {
-              next("authorize")
-              return Effect.flatMap(Pipeline.authorize(policy, { callId, tool: entry.tool, input }), (verdict) => {
-                if (verdict._tag === "Allow") return run(entry, input, undefined)
-                // A rewritten input is validated again before it runs.
-                next("validate")
-                return Effect.flatMap(
-                  Pipeline.validate(entry, verdict.input),
-                  (rewritten) => run(entry, rewritten, `Note: your input was changed before running: ${verdict.note}`)
-                )
-              })
-            })
+            return Effect.flatMap(
+              Pipeline.validate(entry, verdict.input),
+              (rewritten) => run(entry, rewritten, `Note: your input was changed before running: ${verdict.note}`)
+            )
           })
         })
-        const completed = stages.pipe(
-          Effect.catchAll((error) => {
+        return guard(Effect.flatMap(
+          Effect.catchAll(stages, (error) => {
             trace?.stage(current, Exit.fail(error))
             return Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error })
           }),
-          Effect.flatMap(complete)
-        )
-        return trace === undefined ? completed : Effect.onInterrupt(completed, () =>
-          Effect.sync(() => {
-            if (turn.results[index] === undefined) trace.interrupted()
-          }))
+          (outcome) => complete(entry.tool, outcome)
+        ))
       })
 
     const runBatch = (turn: Turn, batch: Batch, concurrency: number): Effect.Effect<void> => {
