@@ -45,6 +45,7 @@ export class CallTrace {
   private last: bigint
   private readonly parent: Option.Option<Tracer.AnySpan>
 
+  /** `callId` and `toolName` must already be redacted: the model can put anything in them. */
   constructor(
     private readonly tracer: Tracer.Tracer,
     private readonly clock: Clock.Clock,

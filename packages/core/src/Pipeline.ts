@@ -89,6 +89,10 @@ export const describeJsonError = (text: string, error: unknown): string => {
     return "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
   }
   const position = /position (\d+)/.exec(message)
+  // A position at the very end means the text stopped where more was expected.
+  if (position !== null && Number(position[1]) >= text.trimEnd().length) {
+    return "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
+  }
   if (position !== null) {
     const offset = Number(position[1])
     const before = text.slice(0, offset)

@@ -168,6 +168,12 @@ export const make = (options?: {
   readonly secrets?: ReadonlyArray<Redacted.Redacted<string>> | undefined
 }): Service => {
   const rules = options?.rules ?? defaultRules
+  // One pass over the text tells whether any rule can match at all: the
+  // common case (no secret) then costs a single regular-expression test.
+  const keywords = rules.flatMap((rule) => rule.keywords)
+  const prefilter = keywords.length === 0
+    ? undefined
+    : new RegExp(keywords.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "i")
   // Longest first, so a secret that contains another is removed whole.
   const known = (options?.secrets ?? [])
     .map(Redacted.value)
@@ -184,6 +190,7 @@ export const make = (options?: {
           text = parts.join(marker("known-secret"))
         }
       }
+      if (prefilter === undefined || !prefilter.test(text)) return { text, count }
       let lower: string | undefined
       for (const rule of rules) {
         lower ??= text.toLowerCase()

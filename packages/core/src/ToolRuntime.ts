@@ -213,6 +213,8 @@ export const make = (options?: Options): Effect.Effect<
       readToolName: registry.get(ArtifactStore.readToolName) === undefined ? undefined : ArtifactStore.readToolName
     }
 
+    const redactText = (text: string) => redactor.redact(text).text
+
     const isReadOnly = (call: unknown) => {
       const name = Pipeline.toolNameOf(call)
       const entry = registry.get(name)
@@ -249,7 +251,15 @@ export const make = (options?: Options): Effect.Effect<
         const toolName = Pipeline.toolNameOf(call)
         const trace = turn.tracer === undefined
           ? undefined
-          : new CallTrace.CallTrace(turn.tracer, clock, turn.parentSpan, callId, toolName, turn.stageSpans)
+          : new CallTrace.CallTrace(
+            turn.tracer,
+            clock,
+            turn.parentSpan,
+            redactText(callId),
+            // Registered names were checked at registration; others come from the model.
+            registry.get(toolName) === undefined ? redactText(toolName) : toolName,
+            turn.stageSpans
+          )
         let current: CallTrace.Stage = "parse"
         const next = (stage: CallTrace.Stage) => {
           trace?.stage(current)

@@ -1,0 +1,135 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Tracer from "effect/Tracer"
+import * as Tool from "../src/Tool.js"
+import * as ToolRuntime from "../src/ToolRuntime.js"
+
+interface Recorded {
+  readonly name: string
+  readonly parent: string | undefined
+  readonly attributes: Map<string, unknown>
+  status: "open" | "ok" | "error"
+}
+
+/** A tracer that exports: keeps every span it is asked to make. */
+const recordingTracer = () => {
+  const spans: Array<Recorded> = []
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const attributes = new Map<string, unknown>()
+      const recorded: Recorded = {
+        name,
+        parent: Option.match(parent, { onNone: () => undefined, onSome: (p) => p.spanId }),
+        attributes,
+        status: "open"
+      }
+      spans.push(recorded)
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId: `span-${spans.length}`,
+        traceId: "trace",
+        parent,
+        context,
+        status: { _tag: "Started", startTime },
+        attributes,
+        links: Array.from(links),
+        sampled: true,
+        kind,
+        end: (_endTime, exit) => {
+          recorded.status = exit._tag === "Success" ? "ok" : "error"
+        },
+        attribute: (key, value) => {
+          attributes.set(key, value)
+        },
+        event: () => {},
+        addLinks: () => {}
+      }
+      return span
+    },
+    context: (f) => f()
+  })
+  return { spans, tracer }
+}
+
+const secret = "ghp_" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8"
+
+const lookup = Tool.make("lookup", {
+  description: "Looks something up.",
+  parameters: { query: Schema.String },
+  readOnly: true,
+  handler: ({ query }) => Effect.succeed(`found ${query}`).pipe(Effect.withSpan("handler.work"))
+})
+
+describe("CallTrace", () => {
+  it.effect("a span per call and per stage, with status and counts, never the arguments or output", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = recordingTracer()
+      const runtime = yield* ToolRuntime.ToolRuntime.pipe(Effect.provide(ToolRuntime.layerDefault([lookup])))
+      yield* runtime.runTurn([
+        { id: "call_1", name: "lookup", input: { query: secret } },
+        { id: "call_2", name: "lookup", input: { query: 42 } }
+      ]).pipe(Effect.withTracer(tracer))
+
+      const calls = spans.filter((s) => s.name === "tool_runtime.call")
+      assert.strictEqual(calls.length, 2)
+      const [ok, bad] = calls
+      assert.strictEqual(ok!.attributes.get("tool.name"), "lookup")
+      assert.strictEqual(ok!.attributes.get("tool.call_id"), "call_1")
+      assert.strictEqual(ok!.attributes.get("tool.status"), "ok")
+      assert.strictEqual(ok!.attributes.get("tool.truncated"), false)
+      assert.strictEqual(ok!.attributes.get("tool.redactions"), 1)
+      assert.strictEqual(ok!.status, "ok")
+      assert.strictEqual(bad!.attributes.get("tool.status"), "invalid_arguments")
+      assert.strictEqual(bad!.status, "error")
+
+      const stagesOf = (call: Recorded) => {
+        const id = `span-${spans.indexOf(call) + 1}`
+        return spans.filter((s) => s.parent === id).map((s) => s.name)
+      }
+      assert.deepStrictEqual(stagesOf(ok!), [
+        "tool_runtime.parse",
+        "tool_runtime.lookup",
+        "tool_runtime.validate",
+        "tool_runtime.authorize",
+        "tool_runtime.execute",
+        "tool_runtime.shape"
+      ])
+      // The failing call stops at validation, and that stage span says it failed.
+      assert.deepStrictEqual(stagesOf(bad!), [
+        "tool_runtime.parse",
+        "tool_runtime.lookup",
+        "tool_runtime.validate",
+        "tool_runtime.shape"
+      ])
+      assert.strictEqual(
+        spans.find((s) => s.name === "tool_runtime.validate" && s.status === "error")?.name,
+        "tool_runtime.validate"
+      )
+
+      // The handler's own spans nest under the execute stage.
+      const execute = spans.findIndex((s) => s.name === "tool_runtime.execute")
+      assert.strictEqual(spans.find((s) => s.name === "handler.work")?.parent, `span-${execute + 1}`)
+
+      // Nothing the model sent or the tool returned reaches an attribute.
+      for (const span of spans) {
+        for (const value of span.attributes.values()) assert.notInclude(String(value), secret)
+      }
+      assert.isTrue(spans.every((s) => s.status !== "open"), "a span was left open")
+    }))
+
+  it.effect("a model-invented tool name holding a secret is redacted in the span", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = recordingTracer()
+      const runtime = yield* ToolRuntime.ToolRuntime.pipe(Effect.provide(ToolRuntime.layerDefault([lookup])))
+      const [result] = yield* runtime.runTurn([{ id: secret, name: secret, input: {} }]).pipe(
+        Effect.withTracer(tracer)
+      )
+      assert.strictEqual(result!.error?.code, "unknown_tool")
+      for (const span of spans) {
+        for (const value of span.attributes.values()) assert.notInclude(String(value), secret)
+      }
+    }))
+})
