@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type * as ResourceLocks from "./ResourceLocks.js"
 import type * as ToolError from "./ToolError.js"
 
 /**
@@ -64,6 +65,8 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   decode(input: unknown): Either.Either<Input, ParseResult.ParseError>
   /** Turns handler output into a JSON-ready value (through the success schema, when there is one). */
   encodeOutput(output: Output): Either.Either<unknown, ParseResult.ParseError>
+  /** What a call touches (files, a job): calls that conflict on a resource never run at once. */
+  resources(input: Input): ReadonlyArray<ResourceLocks.Resource>
   /** The JSON Schema of the parameters, as the model is shown it. */
   readonly inputSchema: JSONSchema.JsonSchema7
 }
@@ -114,6 +117,11 @@ export interface Options<Input, Output, Failure, R, R2> {
   readonly untrusted?: boolean | undefined
   /** Encodes the handler's output before it is serialized. */
   readonly success?: Schema.Schema<Output, any> | undefined
+  /**
+   * The resources a call touches, from its decoded input (`ResourceLocks.writes(path)`).
+   * Writers of one resource never run at once; readers wait for a writer.
+   */
+  readonly resources?: ((input: Input) => ReadonlyArray<ResourceLocks.Resource>) | undefined
   /** Business rules the schema cannot express; runs after decoding, before authorization. */
   readonly validate?: ((input: Input) => Effect.Effect<void, ToolError.RuleViolation, R2>) | undefined
   readonly handler: (input: Input, context: Context) => Effect.Effect<Output, Failure, R>
@@ -126,6 +134,7 @@ type ParametersType<P> = P extends Schema.Schema<infer A, any> ? A
   : never
 
 const identity = Either.right
+const none = (): ReadonlyArray<ResourceLocks.Resource> => []
 
 /**
  * Defines a tool. `parameters` is a Schema (or the fields of a struct); it
@@ -170,6 +179,7 @@ export const make = <
     // not have believes it had an effect, and should learn otherwise.
     decode: Schema.decodeUnknownEither(parameters, { errors: "all", onExcessProperty: "error" }),
     encodeOutput: success === undefined ? identity : Schema.encodeEither(success),
+    resources: options.resources ?? none,
     get inputSchema() {
       if (inputSchema === undefined) {
         const { $schema: _, ...schema } = JSONSchema.make(parameters)

@@ -27,6 +27,7 @@ import * as Pipeline from "./Pipeline.js"
 import * as Policy from "./Policy.js"
 import * as Redactor from "./Redactor.js"
 import * as Registry from "./Registry.js"
+import * as ResourceLocks from "./ResourceLocks.js"
 import type * as Tool from "./Tool.js"
 import type * as ToolCall from "./ToolCall.js"
 import * as ToolError from "./ToolError.js"
@@ -214,6 +215,7 @@ export const make = (options?: Options): Effect.Effect<
     }
 
     const redactText = (text: string) => redactor.redact(text).text
+    const locks = new ResourceLocks.ResourceLocks()
 
     const isReadOnly = (call: unknown) => {
       const name = Pipeline.toolNameOf(call)
@@ -295,6 +297,11 @@ export const make = (options?: Options): Effect.Effect<
             })
           )
         }
+        // Waiting for a resource happens before the deadlines start.
+        const locked = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
+          const resources = entry.tool.resources(input)
+          return resources.length === 0 ? run(entry, input, note) : locks.with(resources, run(entry, input, note))
+        }
         const settle = (error: ToolError.ToolError) => {
           trace?.stage(current, Exit.fail(error))
           return complete(undefined, { _tag: "Failure", error })
@@ -319,12 +326,12 @@ export const make = (options?: Options): Effect.Effect<
         const stages = Effect.flatMap(Pipeline.validate(entry, parsed.right.input), (input) => {
           next("authorize")
           return Effect.flatMap(Pipeline.authorize(policy, { callId, tool: entry.tool, input }), (verdict) => {
-            if (verdict._tag === "Allow") return run(entry, input, undefined)
+            if (verdict._tag === "Allow") return locked(entry, input, undefined)
             // A rewritten input is validated again before it runs.
             next("validate")
             return Effect.flatMap(
               Pipeline.validate(entry, verdict.input),
-              (rewritten) => run(entry, rewritten, `Note: your input was changed before running: ${verdict.note}`)
+              (rewritten) => locked(entry, rewritten, `Note: your input was changed before running: ${verdict.note}`)
             )
           })
         })

@@ -5,6 +5,8 @@
 /** @since 0.1.0 */
 export * as ArtifactStore from "./ArtifactStore.js"
 /** @since 0.1.0 */
+export * as CallTrace from "./CallTrace.js"
+/** @since 0.1.0 */
 export * as Pipeline from "./Pipeline.js"
 /** @since 0.1.0 */
 export * as Policy from "./Policy.js"
@@ -12,6 +14,8 @@ export * as Policy from "./Policy.js"
 export * as Redactor from "./Redactor.js"
 /** @since 0.1.0 */
 export * as Registry from "./Registry.js"
+/** @since 0.1.0 */
+export * as ResourceLocks from "./ResourceLocks.js"
 /** @since 0.1.0 */
 export * as StableJson from "./StableJson.js"
 /** @since 0.1.0 */

@@ -11,6 +11,7 @@ import * as ArtifactStore from "../src/ArtifactStore.js"
 import * as Policy from "../src/Policy.js"
 import * as Redactor from "../src/Redactor.js"
 import * as Registry from "../src/Registry.js"
+import * as ResourceLocks from "../src/ResourceLocks.js"
 import * as Tool from "../src/Tool.js"
 import * as ToolError from "../src/ToolError.js"
 import * as ToolResult from "../src/ToolResult.js"
@@ -128,6 +129,33 @@ describe("ToolRuntime", () => {
       }
       assert.strictEqual(byId.get("w1")!.start, 1000)
       assert.strictEqual(byId.get("r3")!.start, 3000)
+    }))
+
+  it.effect("calls that write one resource never overlap, even when a tool is wrongly marked read-only", () =>
+    Effect.gen(function*() {
+      const { log, span } = yield* recorder
+      const touch = (name: string, access: "read" | "write") =>
+        Tool.make(name, {
+          description: `${access}s a file`,
+          parameters: { id: Schema.String, path: Schema.String },
+          // Marked read-only by mistake for the writer: the resource still serializes it.
+          readOnly: true,
+          resources: ({ path }) => [access === "write" ? ResourceLocks.writes(path) : ResourceLocks.reads(path)],
+          handler: ({ id }) => span(id, 1000)
+        })
+      const runtime = yield* runtimeWith([touch("edit", "write"), touch("view", "read")])
+      const fiber = yield* Effect.fork(runtime.runTurn([
+        call("1", "edit", { id: "e1", path: "a.txt" }),
+        call("2", "edit", { id: "e2", path: "a.txt" }),
+        call("3", "view", { id: "v1", path: "a.txt" }),
+        call("4", "edit", { id: "e3", path: "b.txt" }),
+        call("5", "view", { id: "v2", path: "c.txt" })
+      ]))
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(fiber)
+      const starts = Object.fromEntries((yield* Ref.get(log)).map((e) => [e.id, e.start]))
+      // Same file: one writer after the other, the reader after both. Other files: at once.
+      assert.deepStrictEqual(starts, { e1: 0, e2: 1000, v1: 2000, e3: 0, v2: 0 })
     }))
 
   it.effect("parallel: false runs every call alone", () =>
