@@ -14,9 +14,11 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 import * as Exit from "effect/Exit"
 import * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
+import * as Random from "effect/Random"
 import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import type * as ArtifactStore from "./ArtifactStore.js"
@@ -28,6 +30,7 @@ import type * as Tool from "./Tool.js"
 import * as ToolError from "./ToolError.js"
 import * as ToolResult from "./ToolResult.js"
 import * as Truncation from "./Truncation.js"
+import * as Untrusted from "./Untrusted.js"
 import * as Watchdog from "./Watchdog.js"
 
 // ---------------------------------------------------------------------------
@@ -295,13 +298,15 @@ export interface ExecuteEnv {
   readonly interruptReason: () => string
 }
 
-const describeDefect = (defect: unknown, redactor: Redactor.Service): string => {
+// Failure and defect details are not redacted here: the error only ever
+// leaves the runtime through `shape`, which redacts (and counts) everything.
+const describeDefect = (defect: unknown): string => {
   const raw = defect instanceof Error
     ? `${defect.name === "Error" ? "" : `${defect.name}: `}${defect.message}`
     : typeof defect === "string"
     ? defect
     : StableJson.stringify(defect)
-  return redactor.redact(raw.length > 2000 ? `${raw.slice(0, 2000)}…` : raw).text
+  return raw.length > 2000 ? `${raw.slice(0, 2000)}…` : raw
 }
 
 const describeFailure = (failure: unknown): { readonly detail: string; readonly retryable: boolean } => {
@@ -378,7 +383,7 @@ export const execute = (
         if (failure._tag === "Some") {
           const { detail, retryable } = describeFailure(failure.value)
           return Effect.fail(
-            new ToolError.ToolFailed({ toolName: tool.name, detail: env.redactor.redact(detail).text, retryable })
+            new ToolError.ToolFailed({ toolName: tool.name, detail, retryable })
           )
         }
         const defect = Cause.dieOption(outcome.cause)
@@ -386,7 +391,7 @@ export const execute = (
           new ToolError.ToolDefect({
             toolName: tool.name,
             detail: defect._tag === "Some"
-              ? describeDefect(defect.value, env.redactor)
+              ? describeDefect(defect.value)
               : "the handler interrupted itself",
             outcomeUnknown: outcomeUnknown && defect._tag === "None"
           })
@@ -460,12 +465,65 @@ export type Outcome =
 
 const errorText = (error: ToolError.ToolError) => `${error.message}\n${error.hint}`
 
-const serialize = (tool: Tool.Any | undefined, value: unknown): Either.Either<string, ToolError.ToolDefect> => {
-  if (typeof value === "string") return Either.right(value)
-  if (tool === undefined) return Either.right(StableJson.stringify(value))
+/** Images above this size go to the artifact store: providers reject larger ones. */
+const maxImageBytes = 5 * 1024 * 1024
+
+const imageTypes: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
+  ["image/png", [0x89, 0x50, 0x4e, 0x47]],
+  ["image/jpeg", [0xff, 0xd8, 0xff]],
+  ["image/gif", [0x47, 0x49, 0x46, 0x38]],
+  ["image/webp", [0x52, 0x49, 0x46, 0x46]]
+]
+
+const sniffImage = (bytes: Uint8Array): string | undefined =>
+  imageTypes.find(([, magic]) => magic.every((b, i) => bytes[i] === b))?.[0]
+
+/** What a handler's value comes to before redaction: text, and images kept aside. */
+interface Serialized {
+  readonly text: string
+  readonly images: ReadonlyArray<ToolResult.ContentBlock>
+  /** Bytes too large or too binary to show: stored whole, summarized in `text`. */
+  readonly stash: string | undefined
+}
+
+const plain = (text: string): Serialized => ({ text, images: [], stash: undefined })
+
+const formatBytes = (n: number) =>
+  n < 1024 ? `${n} bytes` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`
+
+const serialize = (tool: Tool.Any | undefined, value: unknown): Either.Either<Serialized, ToolError.ToolDefect> => {
+  if (typeof value === "string") return Either.right(plain(value))
+  if (value instanceof Uint8Array) {
+    const mediaType = sniffImage(value)
+    if (mediaType !== undefined && value.byteLength <= maxImageBytes) {
+      return Either.right({ text: "", images: [ToolResult.image(value, mediaType)], stash: undefined })
+    }
+    return Either.right({
+      text: `[${mediaType ?? "binary"} output of ${formatBytes(value.byteLength)}, not shown]`,
+      images: [],
+      stash: Encoding.encodeBase64(value)
+    })
+  }
+  if (ToolResult.isContent(value)) {
+    const texts: Array<string> = []
+    const images: Array<ToolResult.ContentBlock> = []
+    let stash: string | undefined
+    for (const block of value.blocks) {
+      if (block._tag === "text") texts.push(block.text)
+      else if (block.data.length * 0.75 <= maxImageBytes) images.push(block)
+      else {
+        texts.push(
+          `[${block.mediaType} image of about ${formatBytes(Math.floor(block.data.length * 0.75))}, too large to show]`
+        )
+        stash = block.data
+      }
+    }
+    return Either.right({ text: texts.join("\n"), images, stash })
+  }
+  if (tool === undefined) return Either.right(plain(StableJson.stringify(value)))
   const encoded = tool.encodeOutput(value)
   return Either.isRight(encoded)
-    ? Either.right(StableJson.stringify(encoded.right))
+    ? Either.right(plain(StableJson.stringify(encoded.right)))
     : Either.left(
       new ToolError.ToolDefect({
         toolName: tool.name,
@@ -477,12 +535,20 @@ const serialize = (tool: Tool.Any | undefined, value: unknown): Either.Either<st
 
 const number = (n: number) => n.toLocaleString("en-US")
 
+const nonce = Effect.map(
+  Effect.all([Random.nextIntBetween(0, 0x7fffffff), Random.nextIntBetween(0, 0x7fffffff)]),
+  ([a, b]) => `${a.toString(36)}${b.toString(36)}`.padStart(12, "0")
+)
+
 /**
- * Stage 6: serialize, redact, truncate. A success over the tool's limit is
- * stored whole and the model gets a head preview; a failure keeps its head
- * and its tail, where the error usually is. Either way the marker says how
- * long the whole was and where it is. Redaction runs first, so nothing
- * stored or shown holds a secret, even one the cut would have split.
+ * Stage 6: serialize, redact, truncate, mark. A success over the tool's
+ * limit is stored whole and the model gets a head preview; a failure keeps
+ * its head and its tail, where the error usually is, and lifts the error
+ * lines of the part it drops into the marker. Either way the marker says how
+ * long the whole was and how to read the rest. Redaction runs first, so
+ * nothing stored or shown holds a secret, even one the cut would have split.
+ * Untrusted output is cleaned of hidden characters and wrapped last, so the
+ * wrapper is never cut.
  *
  * @since 0.1.0
  * @category stages
@@ -496,32 +562,48 @@ export const shape = (
   durationMillis: number
 ): Effect.Effect<ToolResult.ToolResult> => {
   let failure: ToolError.ToolError | undefined
-  let raw: string
+  let serialized: Serialized
   if (outcome._tag === "Failure") {
     failure = outcome.error
-    raw = errorText(failure)
+    serialized = plain(errorText(failure))
   } else {
-    const serialized = serialize(tool, outcome.value)
-    if (Either.isLeft(serialized)) {
-      failure = serialized.left
-      raw = errorText(failure)
+    const result = serialize(tool, outcome.value)
+    if (Either.isLeft(result)) {
+      failure = result.left
+      serialized = plain(errorText(failure))
     } else {
-      raw = outcome.note === undefined ? serialized.right : `${outcome.note}\n\n${serialized.right}`
+      serialized = outcome.note === undefined
+        ? result.right
+        : { ...result.right, text: `${outcome.note}\n\n${result.right.text}` }
     }
   }
-  const { count, text } = env.redactor.redact(raw)
+  const redaction = env.redactor.redact(serialized.text)
+  let count = redaction.count
+  let text = redaction.text
+  const untrusted = tool?.untrusted === true && failure === undefined
+  let removed = 0
+  if (untrusted) {
+    const clean = Untrusted.sanitize(text)
+    text = clean.text
+    removed = clean.removed
+  }
   const limit = tool?.outputLimit ?? env.defaultLimit
+  const unit = tool?.outputUnit ?? "chars"
   const error: ToolResult.ErrorInfo | undefined = failure === undefined ? undefined : {
     code: failure.code,
     retryable: failure.retryable,
     hint: failure.hint,
     outcomeUnknown: failure.outcomeUnknown
   }
-  const build = (content: string, truncation?: ToolResult.Truncation, artifact?: string) =>
-    ToolResult.make({
+  const build = (content: string, truncation?: ToolResult.Truncation, artifact?: string) => {
+    const blocks: Array<ToolResult.ContentBlock> = content === "" && serialized.images.length > 0
+      ? []
+      : [{ _tag: "text", text: content }]
+    for (const image of serialized.images) blocks.push(image)
+    return ToolResult.make({
       callId,
       toolName,
-      content: [{ _tag: "text", text: content }],
+      content: blocks,
       isError: failure !== undefined,
       ...(error === undefined ? {} : { error }),
       meta: {
@@ -529,39 +611,80 @@ export const shape = (
         redactions: count,
         ...(truncation === undefined ? {} : { truncation }),
         ...(artifact === undefined ? {} : { artifact }),
-        ...(tool?.untrusted === true ? { untrusted: true } : {})
+        ...(untrusted ? { untrusted: true } : {})
       }
     })
-  if (text.length <= limit) return Effect.succeed(build(text))
-  return env.store.put({ callId, toolName }, text).pipe(
+  }
+  const mark = (result: ToolResult.ToolResult): Effect.Effect<ToolResult.ToolResult> =>
+    !untrusted ? Effect.succeed(result) : Effect.map(nonce, (boundary) => ({
+      ...result,
+      content: result.content.map((block) =>
+        block._tag === "text"
+          ? {
+            _tag: "text" as const,
+            text: Untrusted.wrap(block.text, { source: toolName, nonce: boundary, mode: tool!.untrustedMode, removed })
+          }
+          : block
+      )
+    }))
+
+  const over = Truncation.measure(text, unit) > limit
+  if (!over && serialized.stash === undefined) return mark(build(text))
+
+  // What is stored is redacted too: the store is read back into the context.
+  let stored = text
+  if (serialized.stash !== undefined) {
+    const stash = env.redactor.redact(serialized.stash)
+    count += stash.count
+    stored = over ? `${text}\n\n${stash.text}` : stash.text
+  }
+  return env.store.put({ callId, toolName }, stored).pipe(
     Effect.either,
-    Effect.map((stored) => {
-      const where = Either.isRight(stored)
+    Effect.flatMap((put) => {
+      const where = Either.isRight(put)
         ? env.readToolName === undefined
-          ? `The full output is stored as "${stored.right.location}".`
-          : `The full output is stored; read more with ${env.readToolName} {"id": "${stored.right.id}", "offset": OFFSET}.`
-        : `The full output could not be stored (${stored.left.reason}).`
-      const artifact = Either.isRight(stored) ? stored.right.location : undefined
+          ? `The full output is stored as "${put.right.location}".`
+          : `The full output is stored; read more with ${env.readToolName} {"id": "${put.right.id}", "offset": OFFSET}.`
+        : `The full output could not be stored (${put.left.reason}).`
+      const artifact = Either.isRight(put) ? put.right.location : undefined
+      if (!over) {
+        return mark(build(`${text}\n[${where.replace("OFFSET", "0")}]`, undefined, artifact))
+      }
+      const limitChars = Truncation.charsWithin(text, limit, unit)
       if (failure === undefined) {
-        const preview = Truncation.head(text, Math.min(env.previewChars, limit))
+        const previewChars = Math.min(tool?.truncation.previewChars ?? env.previewChars, limitChars)
+        const preview = Truncation.head(text, previewChars)
         const marker = `\n\n[Output truncated: showing the first ${number(preview.length)} of ${
           number(text.length)
         } characters. ${where.replace("OFFSET", String(preview.length))}]`
-        return build(
+        return mark(build(
           preview + marker,
           { strategy: "head", originalLength: text.length, shownLength: preview.length },
           artifact
-        )
+        ))
       }
-      const cut = Truncation.headTail(text, Math.min(env.failureKeepChars, limit))
+      const keep = Math.min(tool?.truncation.failureKeepChars ?? env.failureKeepChars, limitChars)
+      const headShare = tool?.truncation.headShare ?? 0.3
+      // The error lines of the dropped middle are lifted into the marker, so
+      // the cut can never hide what failed; their room comes out of the kept text.
+      const first = Truncation.headTail(text, keep, headShare)
+      const lifted = Truncation.errorLines(
+        text.slice(first.head.length, text.length - first.tail.length),
+        20,
+        Math.max(40, Math.floor(keep / 50))
+      )
+      const summary = lifted.length === 0
+        ? ""
+        : `\nLines in the omitted part that report errors:\n${lifted.map((l) => `  ${l}`).join("\n")}\n`
+      const cut = summary === "" ? first : Truncation.headTail(text, Math.max(0, keep - summary.length), headShare)
       const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
         where.replace("OFFSET", String(cut.head.length))
-      }]\n\n`
-      return build(
+      }]${summary}\n\n`
+      return mark(build(
         cut.head + marker + cut.tail,
         { strategy: "head-tail", originalLength: text.length, shownLength: cut.head.length + cut.tail.length },
         artifact
-      )
+      ))
     })
   )
 }

@@ -17,6 +17,8 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type * as ResourceLocks from "./ResourceLocks.js"
 import type * as ToolError from "./ToolError.js"
+import type * as Truncation from "./Truncation.js"
+import type * as Untrusted from "./Untrusted.js"
 
 /**
  * How much harm a call can do; permission policies read it.
@@ -53,10 +55,15 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   readonly readOnly: boolean
   readonly timeoutMillis: number
   readonly idleTimeoutMillis: number | undefined
+  /** The most output the model sees, in `outputUnit`s. */
   readonly outputLimit: number
+  readonly outputUnit: Truncation.Unit
+  /** Overrides of the runtime's truncation defaults, in characters. */
+  readonly truncation: TruncationOptions
   readonly risk: Risk
   /** Output from outside the system (web pages, mail, third-party servers). */
   readonly untrusted: boolean
+  readonly untrustedMode: Untrusted.Mode
   readonly validate: ((input: Input) => Effect.Effect<void, ToolError.RuleViolation, R>) | undefined
   // Methods, not function properties: a registry holds tools of every type
   // as `Tool.Any`, which needs their parameters to be bivariant.
@@ -69,6 +76,21 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   resources(input: Input): ReadonlyArray<ResourceLocks.Resource>
   /** The JSON Schema of the parameters, as the model is shown it. */
   readonly inputSchema: JSONSchema.JsonSchema7
+}
+
+/**
+ * How a tool's output is cut when it is over the limit.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TruncationOptions {
+  /** Characters of a truncated success shown before the marker. */
+  readonly previewChars?: number | undefined
+  /** Characters of a truncated failure kept, head and tail together. */
+  readonly failureKeepChars?: number | undefined
+  /** Share of the kept failure that goes to its head (the rest to its tail). Default 0.3. */
+  readonly headShare?: number | undefined
 }
 
 /**
@@ -110,11 +132,16 @@ export interface Options<Input, Output, Failure, R, R2> {
   readonly timeout?: Duration.DurationInput | undefined
   /** Longest silence (no progress, no output) before the call counts as stuck. Default: none. */
   readonly idleTimeout?: Duration.DurationInput | undefined
-  /** Characters of output the model may see. Default 30,000. */
-  readonly outputLimit?: number | undefined
+  /** Output the model may see: characters, or approximate tokens. Default 30,000 characters. */
+  readonly outputLimit?: number | { readonly tokens: number } | undefined
+  readonly truncation?: TruncationOptions | undefined
   /** Default: `low` for read-only tools, `medium` otherwise. */
   readonly risk?: Risk | undefined
-  readonly untrusted?: boolean | undefined
+  /**
+   * Output from outside the system: marked as untrusted, with hidden characters removed.
+   * `"datamark"` also marks every word of it.
+   */
+  readonly untrusted?: boolean | Untrusted.Mode | undefined
   /** Encodes the handler's output before it is serialized. */
   readonly success?: Schema.Schema<Output, any> | undefined
   /**
@@ -170,9 +197,14 @@ export const make = <
     readOnly,
     timeoutMillis: Duration.toMillis(options.timeout ?? defaults.timeout),
     idleTimeoutMillis: options.idleTimeout === undefined ? undefined : Duration.toMillis(options.idleTimeout),
-    outputLimit: options.outputLimit ?? defaults.outputLimit,
+    outputLimit: typeof options.outputLimit === "object"
+      ? options.outputLimit.tokens
+      : options.outputLimit ?? defaults.outputLimit,
+    outputUnit: typeof options.outputLimit === "object" ? "tokens" : "chars",
+    truncation: options.truncation ?? {},
     risk: options.risk ?? (readOnly ? "low" : "medium"),
-    untrusted: options.untrusted ?? false,
+    untrusted: options.untrusted !== undefined && options.untrusted !== false,
+    untrustedMode: options.untrusted === "datamark" ? "datamark" : "wrap",
     validate: options.validate,
     handler: options.handler,
     // Excess keys are errors: a model that sends a parameter the tool does

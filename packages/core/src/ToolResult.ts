@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Encoding from "effect/Encoding"
 import * as Schema from "effect/Schema"
 
 /**
@@ -112,6 +113,50 @@ export const ToolResult = Schema.Struct({
  * @category models
  */
 export interface ToolResult extends Schema.Schema.Type<typeof ToolResult> {}
+
+const ContentTypeId: unique symbol = Symbol.for("@tool-runtime/core/ToolResult/Content")
+
+/**
+ * What a handler returns to give the model content blocks (text and images)
+ * instead of one serialized value.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Content {
+  readonly [ContentTypeId]: typeof ContentTypeId
+  readonly blocks: ReadonlyArray<ContentBlock>
+}
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const content = (blocks: ReadonlyArray<ContentBlock>): Content => ({ [ContentTypeId]: ContentTypeId, blocks })
+
+/**
+ * @since 0.1.0
+ * @category guards
+ */
+export const isContent = (u: unknown): u is Content => typeof u === "object" && u !== null && ContentTypeId in u
+
+/**
+ * An image block from raw bytes or base64.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const image = (data: Uint8Array | string, mediaType: string): ContentBlock => ({
+  _tag: "image",
+  mediaType,
+  data: typeof data === "string" ? data : Encoding.encodeBase64(data)
+})
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const textBlock = (text: string): ContentBlock => ({ _tag: "text", text })
 
 /**
  * The text the model reads, blocks joined.

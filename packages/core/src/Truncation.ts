@@ -66,3 +66,93 @@ export const headTail = (text: string, max: number, headShare = 0.3): HeadTail =
   const tailPart = tail(text, max - headPart.length)
   return { head: headPart, tail: tailPart, omitted: text.length - headPart.length - tailPart.length }
 }
+
+/**
+ * What a tool's output limit counts. Tokens are estimated, not counted: a
+ * character of a script written without spaces (CJK) is about one token,
+ * about four other characters make one.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Unit = "chars" | "tokens"
+
+const isWide = (code: number) =>
+  (code >= 0x2e80 && code <= 0x9fff) || (code >= 0xac00 && code <= 0xd7af) || (code >= 0xf900 && code <= 0xfaff) ||
+  (code >= 0xff00 && code <= 0xffef)
+
+/**
+ * Approximate tokens in a text.
+ *
+ * @since 0.1.0
+ * @category measuring
+ */
+export const estimateTokens = (text: string): number => {
+  let narrow = 0
+  let wide = 0
+  for (let i = 0; i < text.length; i++) {
+    if (isWide(text.charCodeAt(i))) wide++
+    else narrow++
+  }
+  return wide + Math.ceil(narrow / 4)
+}
+
+/**
+ * The size of a text in a unit.
+ *
+ * @since 0.1.0
+ * @category measuring
+ */
+export const measure = (text: string, unit: Unit): number => unit === "chars" ? text.length : estimateTokens(text)
+
+/**
+ * How many characters of `text` fit in `amount` of `unit`, from its start.
+ *
+ * @since 0.1.0
+ * @category measuring
+ */
+export const charsWithin = (text: string, amount: number, unit: Unit): number => {
+  if (unit === "chars") return Math.min(amount, text.length)
+  let narrow = 0
+  let tokens = 0
+  for (let i = 0; i < text.length; i++) {
+    if (isWide(text.charCodeAt(i))) tokens++
+    else if (++narrow % 4 === 1) tokens++
+    if (tokens > amount) return i
+  }
+  return text.length
+}
+
+/** Lines that say what went wrong: kept even when the middle of a failure is cut. */
+// Substrings, not words: `AssertionError`, `TestFailure` and `FAILED` all count.
+const errorLine =
+  /error|exception|fail|fatal|traceback|panic|assert|segmentation fault|exit (?:code|status)|exited with/i
+
+/**
+ * The lines of the part of a failure that a cut drops which carry the
+ * error, at most `maxLines`, each bounded, without repeats. The scan is a
+ * single pass over the dropped part.
+ *
+ * @since 0.1.0
+ * @category truncation
+ */
+export const errorLines = (omitted: string, maxLines = 20, maxLineChars = 300): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const seen = new Set<string>()
+  let start = 0
+  while (start < omitted.length && found.length < maxLines) {
+    let end = omitted.indexOf("\n", start)
+    if (end < 0) end = omitted.length
+    // Only the line's beginning is tested: a pathological single line costs no more than its bound.
+    const line = omitted.slice(start, Math.min(end, start + 2000)).trim()
+    if (line !== "" && errorLine.test(line)) {
+      const bounded = line.length > maxLineChars ? `${head(line, maxLineChars)}…` : line
+      if (!seen.has(bounded)) {
+        seen.add(bounded)
+        found.push(bounded)
+      }
+    }
+    start = end + 1
+  }
+  return found
+}

@@ -31,4 +31,6 @@ export * as ToolRuntime from "./ToolRuntime.js"
 /** @since 0.1.0 */
 export * as Truncation from "./Truncation.js"
 /** @since 0.1.0 */
+export * as Untrusted from "./Untrusted.js"
+/** @since 0.1.0 */
 export * as Watchdog from "./Watchdog.js"
