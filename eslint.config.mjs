@@ -21,10 +21,13 @@ export default tseslint.config(
           "arrowFunction.useParentheses": "force"
         }
       }],
-      "no-restricted-syntax": ["error",
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: "Use Clock so tests stay deterministic." },
-        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: "Use Random so tests stay deterministic." }
-      ],
+      "no-restricted-syntax": ["error", {
+        selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+        message: "Use Clock so tests stay deterministic."
+      }, {
+        selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+        message: "Use Random so tests stay deterministic."
+      }],
       "@typescript-eslint/no-explicit-any": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-namespace": "off",
