@@ -22,7 +22,29 @@ export interface Request {
   readonly callId: string
   readonly tool: Tool.Any
   readonly input: unknown
+  /** What the call acts on, as the tool describes it (a command, a path, a URL), for rules to match. */
+  readonly subject: Subject
 }
+
+/**
+ * What a call acts on, in the terms permission rules are written in:
+ * `Bash(npm test:*)` matches a command, `Edit(src/**)` a path,
+ * `WebFetch(domain:example.com)` a URL.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Subject =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Command"; readonly command: string }
+  | { readonly _tag: "Path"; readonly path: string; readonly access: "read" | "write" }
+  | { readonly _tag: "Url"; readonly url: string }
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const noSubject: Subject = { _tag: "None" }
 
 /**
  * A policy's answer when it does not deny. `Rewrite` replaces the input; the

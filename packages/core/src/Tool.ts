@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type * as Policy from "./Policy.js"
 import type * as ResourceLocks from "./ResourceLocks.js"
 import type * as ToolError from "./ToolError.js"
 import type * as Truncation from "./Truncation.js"
@@ -74,6 +75,8 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   encodeOutput(output: Output): Either.Either<unknown, ParseResult.ParseError>
   /** What a call touches (files, a job): calls that conflict on a resource never run at once. */
   resources(input: Input): ReadonlyArray<ResourceLocks.Resource>
+  /** What a call acts on, for permission rules. */
+  subject(input: Input): Policy.Subject
   /** The JSON Schema of the parameters, as the model is shown it. */
   readonly inputSchema: JSONSchema.JsonSchema7
 }
@@ -149,6 +152,8 @@ export interface Options<Input, Output, Failure, R, R2> {
    * Writers of one resource never run at once; readers wait for a writer.
    */
   readonly resources?: ((input: Input) => ReadonlyArray<ResourceLocks.Resource>) | undefined
+  /** What a call acts on (a command, a path, a URL), for permission rules such as `Edit(src/**)`. */
+  readonly subject?: ((input: Input) => Policy.Subject) | undefined
   /** Business rules the schema cannot express; runs after decoding, before authorization. */
   readonly validate?: ((input: Input) => Effect.Effect<void, ToolError.RuleViolation, R2>) | undefined
   readonly handler: (input: Input, context: Context) => Effect.Effect<Output, Failure, R>
@@ -162,6 +167,7 @@ type ParametersType<P> = P extends Schema.Schema<infer A, any> ? A
 
 const identity = Either.right
 const none = (): ReadonlyArray<ResourceLocks.Resource> => []
+const noSubject = (): Policy.Subject => ({ _tag: "None" })
 
 /**
  * Defines a tool. `parameters` is a Schema (or the fields of a struct); it
@@ -212,6 +218,7 @@ export const make = <
     decode: Schema.decodeUnknownEither(parameters, { errors: "all", onExcessProperty: "error" }),
     encodeOutput: success === undefined ? identity : Schema.encodeEither(success),
     resources: options.resources ?? none,
+    subject: options.subject ?? noSubject,
     get inputSchema() {
       if (inputSchema === undefined) {
         const { $schema: _, ...schema } = JSONSchema.make(parameters)

@@ -28,6 +28,7 @@ export type Code =
   | "invalid_arguments"
   | "rule_violation"
   | "permission_denied"
+  | "hook_failed"
   | "timeout"
   | "idle_timeout"
   | "interrupted"
@@ -228,7 +229,9 @@ export class RuleViolation extends Schema.TaggedError<RuleViolation>()("RuleViol
 export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
   toolName: Schema.String,
   reason: Schema.String,
-  decidedBy: Schema.String
+  decidedBy: Schema.String,
+  /** The person who denied also stopped the turn: the calls after this one do not run. */
+  stopTurn: Schema.optional(Schema.Boolean)
 }) implements Describe {
   readonly code = "permission_denied" as const
   readonly retryable = false
@@ -238,6 +241,31 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
   }
   override get message() {
     return `Permission to run ${this.toolName} was denied: ${this.reason}`
+  }
+}
+
+/**
+ * A hook around the call failed or ran past its time limit.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class HookFailed extends Schema.TaggedError<HookFailed>()("HookFailed", {
+  toolName: Schema.String,
+  hook: Schema.String,
+  reason: Schema.String,
+  /** An after-call hook failed once the tool had run: its effects stand. */
+  outcomeUnknown: Schema.Boolean
+}) implements Describe {
+  readonly code = "hook_failed" as const
+  readonly retryable = false
+  get hint() {
+    return this.outcomeUnknown
+      ? `${this.toolName} ran, but its result could not be checked: verify what it did before calling it again.`
+      : "The call was not run. This is a problem of the environment, not of your call: tell the user."
+  }
+  override get message() {
+    return `The ${this.hook} hook of ${this.toolName} failed: ${this.reason}.`
   }
 }
 
@@ -431,6 +459,7 @@ export type ToolError =
   | InvalidArguments
   | RuleViolation
   | PermissionDenied
+  | HookFailed
   | Timeout
   | IdleTimeout
   | Interrupted
@@ -448,6 +477,7 @@ const tags: ReadonlySet<string> = new Set<ToolError["_tag"]>([
   "InvalidArguments",
   "RuleViolation",
   "PermissionDenied",
+  "HookFailed",
   "Timeout",
   "IdleTimeout",
   "Interrupted",

@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as ArtifactStore from "./ArtifactStore.js"
 import * as CallTrace from "./CallTrace.js"
+import * as Hooks from "./Hooks.js"
 import * as Pipeline from "./Pipeline.js"
 import * as Policy from "./Policy.js"
 import * as Redactor from "./Redactor.js"
@@ -186,6 +187,8 @@ interface Turn {
   readonly stageSpans: boolean
   env: Pipeline.ExecuteEnv
   interruptReason: string | undefined
+  /** The call whose denial stopped the turn. */
+  stoppedBy: number | undefined
   failedAt: number | undefined
 }
 
@@ -203,6 +206,8 @@ export const make = (options?: Options): Effect.Effect<
     const policy = yield* Policy.Policy
     const redactor = yield* Redactor.Redactor
     const store = yield* ArtifactStore.ArtifactStore
+    // Optional: a runtime without hooks runs none.
+    const hooks = Option.getOrUndefined(yield* Effect.serviceOption(Hooks.Hooks))
     const maxInputChars = options?.maxInputChars ?? 1_000_000
     const cleanupMillis = Duration.toMillis(options?.cleanupTimeout ?? Duration.seconds(5))
     const shapeEnv: Pipeline.ShapeEnv = {
@@ -294,7 +299,14 @@ export const make = (options?: Options): Effect.Effect<
                 if (span !== undefined) trace!.close(span, Exit.void)
                 return { _tag: "Success", value, note }
               }
-            })
+            }),
+            (executed) =>
+              hooks === undefined ?
+                executed :
+                Effect.flatMap(executed, (outcome) =>
+                  hooks.after({ callId, tool: entry.tool, input, outcome }).pipe(
+                    Effect.catchAll((error) => Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error }))
+                  ))
           )
         }
         // Waiting for a resource happens before the deadlines start.
@@ -325,7 +337,8 @@ export const make = (options?: Options): Effect.Effect<
         next("validate")
         const stages = Effect.flatMap(Pipeline.validate(entry, parsed.right.input), (input) => {
           next("authorize")
-          return Effect.flatMap(Pipeline.authorize(policy, { callId, tool: entry.tool, input }), (verdict) => {
+          const request = { callId, tool: entry.tool, input, subject: entry.tool.subject(input) }
+          return Effect.flatMap(Pipeline.authorize(policy, request), (verdict) => {
             if (verdict._tag === "Allow") return locked(entry, input, undefined)
             // A rewritten input is validated again before it runs.
             next("validate")
@@ -338,6 +351,9 @@ export const make = (options?: Options): Effect.Effect<
         return guard(Effect.flatMap(
           Effect.catchAll(stages, (error) => {
             trace?.stage(current, Exit.fail(error))
+            if (error._tag === "PermissionDenied" && error.stopTurn === true && turn.stoppedBy === undefined) {
+              turn.stoppedBy = index
+            }
             return Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error })
           }),
           (outcome) => complete(entry.tool, outcome)
@@ -392,7 +408,8 @@ export const make = (options?: Options): Effect.Effect<
           stageSpans: CallTrace.isExporting(tracer),
           env: undefined as unknown as Pipeline.ExecuteEnv,
           interruptReason: undefined,
-          failedAt: undefined
+          failedAt: undefined,
+          stoppedBy: undefined
         }
         const watchdog = new Watchdog.Watchdog(clock, cleanupMillis)
         const onEvent = turnOptions?.onEvent
@@ -412,7 +429,7 @@ export const make = (options?: Options): Effect.Effect<
         const stopOnError = turnOptions?.stopOnError ?? false
 
         const loop = Effect.forEach(batches, (batch) => {
-          if (stopOnError && turn.failedAt !== undefined) return Effect.void
+          if (turn.stoppedBy !== undefined || (stopOnError && turn.failedAt !== undefined)) return Effect.void
           return runBatch(turn, batch, concurrency)
         }, { discard: true })
 
@@ -437,6 +454,10 @@ export const make = (options?: Options): Effect.Effect<
                 toolName,
                 reason: turn.interruptReason !== undefined
                   ? `the turn was interrupted before it started (${turn.interruptReason})`
+                  : turn.stoppedBy !== undefined
+                  ? `the user stopped the turn when denying an earlier call (${
+                    ToolError.printableName(Pipeline.callIdOf(calls[turn.stoppedBy]))
+                  })`
                   : turn.failedAt !== undefined
                   ? `an earlier call (${
                     ToolError.printableName(Pipeline.callIdOf(calls[turn.failedAt]))

@@ -7,6 +7,8 @@ export * as ArtifactStore from "./ArtifactStore.js"
 /** @since 0.1.0 */
 export * as CallTrace from "./CallTrace.js"
 /** @since 0.1.0 */
+export * as Hooks from "./Hooks.js"
+/** @since 0.1.0 */
 export * as Pipeline from "./Pipeline.js"
 /** @since 0.1.0 */
 export * as Policy from "./Policy.js"

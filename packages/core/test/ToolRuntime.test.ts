@@ -8,6 +8,7 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as ArtifactStore from "../src/ArtifactStore.js"
+import * as Hooks from "../src/Hooks.js"
 import * as Policy from "../src/Policy.js"
 import * as Redactor from "../src/Redactor.js"
 import * as Registry from "../src/Registry.js"
@@ -419,6 +420,95 @@ describe("ToolRuntime", () => {
       assert.strictEqual(result.error?.code, "permission_denied")
       assert.include(ToolResult.text(result), "deleting files is not allowed here")
       assert.isFalse(yield* Ref.get(ran))
+    }))
+
+  it.effect("a denial that stops the turn leaves the later calls not executed, saying why", () =>
+    Effect.gen(function*() {
+      const seen = yield* Ref.make<ReadonlyArray<Policy.Subject>>([])
+      const shell = Tool.make("bash", {
+        description: "runs a command",
+        parameters: { command: Schema.String },
+        subject: ({ command }) => ({ _tag: "Command", command }),
+        handler: ({ command }) => Effect.succeed(`ran ${command}`)
+      })
+      const stopper = Layer.succeed(Policy.Policy, {
+        authorize: (request) =>
+          Effect.zipRight(
+            Ref.update(seen, (s) => [...s, request.subject]),
+            request.subject._tag === "Command" && request.subject.command.startsWith("rm")
+              ? Effect.fail(
+                new ToolError.PermissionDenied({
+                  toolName: request.tool.name,
+                  reason: "the user said no",
+                  decidedBy: "user",
+                  stopTurn: true
+                })
+              )
+              : Effect.succeed(Policy.allow)
+          )
+      })
+      const runtime = yield* runtimeWith([shell], { policy: stopper })
+      const results = yield* runtime.runTurn([
+        call("1", "bash", { command: "ls" }),
+        call("2", "bash", { command: "rm -rf build" }),
+        call("3", "bash", { command: "make" })
+      ])
+      assert.deepStrictEqual(results.map((r) => r.error?.code), [undefined, "permission_denied", "not_executed"])
+      assert.include(ToolResult.text(results[2]!), "the user stopped the turn when denying an earlier call (2)")
+      // The policy saw what each call acts on, as the tool described it.
+      assert.deepStrictEqual(yield* Ref.get(seen), [
+        { _tag: "Command", command: "ls" },
+        { _tag: "Command", command: "rm -rf build" }
+      ])
+    }))
+
+  it.effect("after-call hooks may replace the output before it is shaped; a failing or hanging hook is a result", () =>
+    Effect.gen(function*() {
+      const hooks = Layer.succeed(Hooks.Hooks, {
+        after: ({ input, outcome, tool }) => {
+          const text = (input as { readonly text: string }).text
+          if (text === "annotate" && outcome._tag === "Success") {
+            return Effect.succeed({ ...outcome, value: `${outcome.value}\n(checked by the audit hook)` })
+          }
+          if (text === "boom") {
+            return Effect.fail(
+              new ToolError.HookFailed({
+                toolName: tool.name,
+                hook: "audit",
+                reason: "the audit service is down",
+                outcomeUnknown: true
+              })
+            )
+          }
+          if (text === "hang") {
+            return Effect.never.pipe(Hooks.withTimeout("audit", tool.name, "2 seconds", true))
+          }
+          return Effect.succeed(outcome)
+        }
+      })
+      const store = ArtifactStore.layerMemory()
+      const runtime = yield* ToolRuntime.ToolRuntime.pipe(
+        Effect.provide(
+          ToolRuntime.layer().pipe(
+            Layer.provide([Registry.layer([echo]), store, Redactor.layerDefault, Policy.layerAllowAll, hooks])
+          )
+        )
+      )
+      const fiber = yield* Effect.fork(runtime.runTurn([
+        call("1", "echo", { text: "annotate" }),
+        call("2", "echo", { text: "boom" }),
+        call("3", "echo", { text: "hang" }),
+        call("4", "echo", { text: "plain" })
+      ]))
+      yield* TestClock.adjust("3 seconds")
+      const [annotated, boom, hang, plain] = yield* Fiber.join(fiber)
+      assert.strictEqual(ToolResult.text(annotated!), "annotate\n(checked by the audit hook)")
+      assert.strictEqual(boom!.error?.code, "hook_failed")
+      assert.include(ToolResult.text(boom!), "the audit service is down")
+      assert.isTrue(boom!.error?.outcomeUnknown)
+      assert.strictEqual(hang!.error?.code, "hook_failed")
+      assert.include(ToolResult.text(hang!), "did not finish within 2s")
+      assert.strictEqual(ToolResult.text(plain!), "plain")
     }))
 
   it.effect("a policy's rewritten input is validated again and the model is told", () =>
