@@ -16,10 +16,12 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
 import * as Exit from "effect/Exit"
-import * as ParseResult from "effect/ParseResult"
+import * as Option from "effect/Option"
+import type * as ParseResult from "effect/ParseResult"
 import * as Predicate from "effect/Predicate"
 import * as Random from "effect/Random"
 import * as Runtime from "effect/Runtime"
+import * as AST from "effect/SchemaAST"
 import * as Tracer from "effect/Tracer"
 import type * as ArtifactStore from "./ArtifactStore.js"
 import type * as Policy from "./Policy.js"
@@ -91,7 +93,8 @@ export const describeJsonError = (text: string, error: unknown): string => {
   if (/unexpected end/i.test(message) || /unterminated string/i.test(message)) {
     return "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
   }
-  const position = /position (\d+)/.exec(message)
+  // V8 quotes the input in some messages: only a position it states at the end is its own.
+  const position = /at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(message)
   // A position at the very end means the text stopped where more was expected.
   if (position !== null && Number(position[1]) >= text.trimEnd().length) {
     return "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
@@ -103,7 +106,17 @@ export const describeJsonError = (text: string, error: unknown): string => {
     const column = offset - before.lastIndexOf("\n")
     return `syntax error at line ${line}, column ${column} (check quotes, commas and escapes there)`
   }
-  return "it could not be parsed (check quotes, commas and escapes)"
+  // One character of the input is safe to name, and tells the model what to look for.
+  const token = /^Unexpected token '(.)'/.exec(message)?.[1]
+  const pythonism = /\b(?:True|False|None|undefined|NaN|Infinity)\b/.test(text)
+    ? "; JSON has no True, False, None, undefined or NaN: use true, false or null"
+    : ""
+  if (token !== undefined && /[\w{}[\]:,"'`]/.test(token)) {
+    return `it has an unexpected character ${JSON.stringify(token)}${
+      pythonism || " (check quotes, commas and escapes)"
+    }`
+  }
+  return `it could not be parsed (check quotes, commas and escapes)${pythonism}`
 }
 
 /**
@@ -199,29 +212,131 @@ export const lookup = (registry: Registry.Service, toolName: string): Effect.Eff
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((key, i) => typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`).join("")
 
+const formatActual = (actual: unknown): string => {
+  if (actual === undefined) return "nothing"
+  const json = typeof actual === "string" ? JSON.stringify(actual) : StableJson.stringify(actual)
+  return json.length > 60 ? `${json.slice(0, 60)}…` : json
+}
+
+/** What JSON Schema constraints say, in words ("an integer at least 0", "a string at most 80 characters long"). */
+const describeConstraints = (schema: Record<string, unknown>): string | undefined => {
+  const bounds: Array<string> = []
+  const bound = (key: string, words: string, suffix = "") => {
+    if (typeof schema[key] === "number") bounds.push(`${words} ${schema[key]}${suffix}`)
+  }
+  bound("minimum", "at least")
+  bound("exclusiveMinimum", "greater than")
+  bound("maximum", "at most")
+  bound("exclusiveMaximum", "less than")
+  bound("minLength", "at least", " characters long")
+  bound("maxLength", "at most", " characters long")
+  bound("minItems", "with at least", " items")
+  bound("maxItems", "with at most", " items")
+  if (typeof schema.pattern === "string") bounds.push(`matching /${schema.pattern}/`)
+  const noun = schema.type === "integer"
+    ? "an integer"
+    : "minLength" in schema || "maxLength" in schema || "pattern" in schema
+    ? "a string"
+    : "minItems" in schema || "maxItems" in schema
+    ? "an array"
+    : bounds.length > 0
+    ? "a number"
+    : undefined
+  return noun === undefined ? undefined : [noun, ...bounds].join(" ")
+}
+
 /**
- * Schema issues as path + message pairs a model can act on.
+ * The type a schema expects, in the terms of the JSON Schema the model was
+ * shown. Descriptions are left out on purpose: they are written for the model
+ * as documentation ("The ticket id."), not as type names.
+ */
+const expected = (ast: AST.AST): string => {
+  const named = Option.getOrUndefined(
+    Option.orElse(AST.getTitleAnnotation(ast), () => AST.getIdentifierAnnotation(ast))
+  )
+  switch (ast._tag) {
+    case "Literal":
+      return ast.literal === null ? "null" : JSON.stringify(ast.literal)
+    case "StringKeyword":
+    case "NumberKeyword":
+    case "BooleanKeyword":
+    case "BigIntKeyword":
+    case "UndefinedKeyword":
+    case "SymbolKeyword":
+    case "ObjectKeyword":
+      return named ?? ast._tag.replace("Keyword", "").toLowerCase()
+    case "Enums":
+      return ast.enums.map(([, value]) => JSON.stringify(value)).join(" | ")
+    case "TupleType":
+      return named ?? "an array"
+    case "TypeLiteral":
+      return named ?? "an object"
+    case "Union":
+      return ast.types.filter((member) => member._tag !== "UndefinedKeyword").map(expected).join(" | ")
+    case "Refinement": {
+      const constraints = Option.getOrUndefined(AST.getJSONSchemaAnnotation(ast))
+      const words = constraints === undefined ? undefined : describeConstraints(constraints as Record<string, unknown>)
+      return words ?? named ?? expected(ast.from)
+    }
+    case "Transformation":
+      return named ?? expected(ast.from)
+    case "Suspend":
+      return named ?? "a value of the declared type"
+    default:
+      return named ?? String(ast)
+  }
+}
+
+/**
+ * Schema issues as path + message pairs a model can act on: one line per
+ * problem, a union (an enum, an optional field) stated once with all its
+ * choices, and the field's expected type rather than its description.
  *
  * @since 0.1.0
  * @category validate
  */
 export const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<ToolError.Issue> => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const out: Array<ToolError.Issue> = []
   const seen = new Set<string>()
-  for (const issue of issues) {
-    const path = formatPath(issue.path)
-    const message = issue._tag === "Missing"
-      ? "is required but missing"
-      : issue._tag === "Unexpected"
-      ? "is not a parameter of this tool; remove it"
-      : issue.message
-    const key = `${path}\u0000${message}`
-    if (seen.has(key)) continue
+  const push = (path: ReadonlyArray<PropertyKey>, message: string) => {
+    const at = formatPath(path)
+    const key = `${at}\u0000${message}`
+    if (seen.has(key) || out.length >= 20) return
     seen.add(key)
-    out.push({ path, message })
-    if (out.length === 20) break
+    out.push({ path: at, message })
   }
+  const visit = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): void => {
+    switch (issue._tag) {
+      case "Pointer":
+        return visit(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])])
+      case "Missing":
+        return push(path, "is required but missing")
+      case "Unexpected":
+        return push(path, "is not a parameter of this tool; remove it")
+      case "Composite":
+        if (issue.ast._tag === "Union") {
+          return push(path, `Expected ${expected(issue.ast)}, actual ${formatActual(issue.actual)}`)
+        }
+        for (const inner of Array.isArray(issue.issues) ? issue.issues : [issue.issues]) visit(inner, path)
+        return
+      case "Refinement":
+        if (issue.kind === "From") return visit(issue.issue, path)
+        // A filter's own message ("a and b must be equal") says it best.
+        return push(
+          path,
+          issue.issue._tag === "Type" && issue.issue.message !== undefined
+            ? issue.issue.message
+            : `Expected ${expected(issue.ast)}, actual ${formatActual(issue.actual)}`
+        )
+      case "Transformation":
+        return visit(issue.issue, path)
+      case "Type":
+        return push(path, issue.message ?? `Expected ${expected(issue.ast)}, actual ${formatActual(issue.actual)}`)
+      case "Forbidden":
+        return push(path, "cannot be checked here")
+    }
+  }
+  visit(error.issue, [])
   return out
 }
 
@@ -269,7 +384,7 @@ export const validate = (entry: Registry.Entry, input: unknown): Effect.Effect<u
 export const authorize = (
   policy: Policy.Service,
   request: Policy.Request
-): Effect.Effect<Policy.Verdict, ToolError.PermissionDenied> => policy.authorize(request)
+): Effect.Effect<Policy.Verdict, ToolError.PermissionDenied | ToolError.HookFailed> => policy.authorize(request)
 
 // ---------------------------------------------------------------------------
 // execute
@@ -641,14 +756,15 @@ export const shape = (
   return env.store.put({ callId, toolName }, stored).pipe(
     Effect.either,
     Effect.flatMap((put) => {
-      const where = Either.isRight(put)
-        ? env.readToolName === undefined
-          ? `The full output is stored as "${put.right.location}".`
-          : `The full output is stored; read more with ${env.readToolName} {"id": "${put.right.id}", "offset": OFFSET}.`
-        : `The full output could not be stored (${put.left.reason}).`
+      const where = (offset: number) =>
+        Either.isRight(put)
+          ? env.readToolName === undefined
+            ? `The full output is stored as "${put.right.location}".`
+            : `The full output is stored; read more with ${env.readToolName} {"id": "${put.right.id}", "offset": ${offset}}.`
+          : `The full output could not be stored (${put.left.reason}).`
       const artifact = Either.isRight(put) ? put.right.location : undefined
       if (!over) {
-        return mark(build(`${text}\n[${where.replace("OFFSET", "0")}]`, undefined, artifact))
+        return mark(build(`${text}\n[${where(0)}]`, undefined, artifact))
       }
       const limitChars = Truncation.charsWithin(text, limit, unit)
       if (failure === undefined) {
@@ -656,7 +772,7 @@ export const shape = (
         const preview = Truncation.head(text, previewChars)
         const marker = `\n\n[Output truncated: showing the first ${number(preview.length)} of ${
           number(text.length)
-        } characters. ${where.replace("OFFSET", String(preview.length))}]`
+        } characters. ${where(preview.length)}]`
         return mark(build(
           preview + marker,
           { strategy: "head", originalLength: text.length, shownLength: preview.length },
@@ -678,7 +794,7 @@ export const shape = (
         : `\nLines in the omitted part that report errors:\n${lifted.map((l) => `  ${l}`).join("\n")}\n`
       const cut = summary === "" ? first : Truncation.headTail(text, Math.max(0, keep - summary.length), headShare)
       const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
-        where.replace("OFFSET", String(cut.head.length))
+        where(cut.head.length)
       }]${summary}\n\n`
       return mark(build(
         cut.head + marker + cut.tail,

@@ -105,7 +105,12 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
       if (!(tool.timeoutMillis > 0 && Number.isFinite(tool.timeoutMillis))) {
         return yield* new InvalidRegistry({ reason: `Tool "${tool.name}" needs a finite, positive timeout.` })
       }
-      if (!(tool.outputLimit > 0)) {
+      if (
+        tool.idleTimeoutMillis !== undefined && !(tool.idleTimeoutMillis > 0 && Number.isFinite(tool.idleTimeoutMillis))
+      ) {
+        return yield* new InvalidRegistry({ reason: `Tool "${tool.name}" needs a finite, positive idle timeout.` })
+      }
+      if (!(tool.outputLimit > 0 && Number.isFinite(tool.outputLimit))) {
         return yield* new InvalidRegistry({ reason: `Tool "${tool.name}" needs a positive output limit.` })
       }
       byName.set(tool.name, { tool, context })

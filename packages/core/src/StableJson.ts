@@ -12,6 +12,15 @@
  */
 export const stringify = (value: unknown): string => {
   const seen = new Set<object>()
+  const visitRecord = (record: Record<string, unknown>): unknown => {
+    // Defined, not assigned: an own "__proto__" key must stay a key.
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(record).sort()) {
+      const item = visit(record[key])
+      if (item !== undefined) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true })
+    }
+    return out
+  }
   const visit = (u: unknown): unknown => {
     switch (typeof u) {
       case "bigint":
@@ -26,21 +35,17 @@ export const stringify = (value: unknown): string => {
         if (seen.has(u)) return "[Circular]"
         if (u instanceof Date) return Number.isNaN(u.getTime()) ? "Invalid Date" : u.toISOString()
         if (u instanceof Uint8Array) return `[${u.byteLength} bytes]`
-        if (u instanceof Map) return visit(Object.fromEntries(u))
-        if (u instanceof Set) return visit(Array.from(u))
         seen.add(u)
         try {
+          if (u instanceof Map) return visitRecord(Object.fromEntries(u))
+          if (u instanceof Set) return Array.from(u, (item) => visit(item) ?? null)
+          if (u instanceof Error) return visitRecord({ ...u, name: u.name, message: u.message })
           if (Array.isArray(u)) return u.map((item) => visit(item) ?? null)
           const source = typeof (u as { toJSON?: unknown }).toJSON === "function"
             ? safeToJSON(u as { toJSON: () => unknown })
             : u
           if (source !== u) return visit(source)
-          const out: Record<string, unknown> = {}
-          for (const key of Object.keys(u).sort()) {
-            const item = visit((u as Record<string, unknown>)[key])
-            if (item !== undefined) out[key] = item
-          }
-          return out
+          return visitRecord(u as Record<string, unknown>)
         } finally {
           seen.delete(u)
         }

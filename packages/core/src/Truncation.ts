@@ -21,6 +21,7 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
  */
 export const head = (text: string, max: number): string => {
   if (text.length <= max) return text
+  if (max <= 0) return ""
   let end = Math.max(0, max)
   const newline = text.lastIndexOf("\n", end - 1)
   if (newline >= 0 && newline + 1 >= end - Math.floor(max * lineSlack)) end = newline + 1
@@ -37,6 +38,7 @@ export const head = (text: string, max: number): string => {
  */
 export const tail = (text: string, max: number): string => {
   if (text.length <= max) return text
+  if (max <= 0) return ""
   let start = text.length - Math.max(0, max)
   const newline = text.indexOf("\n", start)
   if (newline >= 0 && newline < start + Math.floor(max * lineSlack)) start = newline + 1
@@ -62,6 +64,7 @@ export interface HeadTail {
  * @category truncation
  */
 export const headTail = (text: string, max: number, headShare = 0.3): HeadTail => {
+  if (text.length <= max) return { head: text, tail: "", omitted: 0 }
   const headPart = head(text, Math.floor(max * headShare))
   const tailPart = tail(text, max - headPart.length)
   return { head: headPart, tail: tailPart, omitted: text.length - headPart.length - tailPart.length }
