@@ -394,7 +394,12 @@ export const authorize = (
  * @since 0.1.0
  * @category models
  */
-export type ExecuteError = ToolError.Timeout | ToolError.IdleTimeout | ToolError.ToolFailed | ToolError.ToolDefect
+export type ExecuteError =
+  | ToolError.Timeout
+  | ToolError.IdleTimeout
+  | ToolError.ToolFailed
+  | ToolError.ToolDefect
+  | ToolError.RuleViolation
 
 /**
  * What execution needs from the turn around it.
@@ -495,6 +500,16 @@ export const execute = (
           )
         }
         const failure = Cause.failureOption(outcome.cause)
+        // A rule that can only be checked while the tool runs (under its lock,
+        // against the file as it is now) is still a rule the model can act on.
+        if (failure._tag === "Some" && failure.value instanceof ToolError.RuleViolation) {
+          const violation = failure.value
+          return Effect.fail(
+            violation.toolName === undefined
+              ? new ToolError.RuleViolation({ ...violation, toolName: tool.name })
+              : violation
+          )
+        }
         if (failure._tag === "Some") {
           const { detail, retryable } = describeFailure(failure.value)
           return Effect.fail(

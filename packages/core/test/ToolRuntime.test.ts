@@ -325,6 +325,25 @@ describe("ToolRuntime", () => {
       assert.include(ToolResult.text(threw!), "TypeError: cannot read properties of undefined")
     }))
 
+  it.effect("a handler that fails with a rule violation reaches the model as one, not as a tool failure", () =>
+    Effect.gen(function*() {
+      const edit = Tool.make("edit", {
+        description: "edits",
+        parameters: {},
+        handler: () =>
+          Effect.fail(
+            new ToolError.RuleViolation({ reason: "old_string was found 3 times", fix: "Add surrounding lines." })
+          )
+      })
+      const runtime = yield* runtimeWith([edit])
+      const result = yield* runtime.runCall(call("1", "edit", {}))
+      assert.strictEqual(result.error?.code, "rule_violation")
+      assert.include(
+        ToolResult.text(result),
+        "edit refused the call: old_string was found 3 times\nAdd surrounding lines."
+      )
+    }))
+
   it.effect("interruptWhen stops running handlers and answers calls that never ran", () =>
     Effect.gen(function*() {
       const finalized = yield* Ref.make(false)
