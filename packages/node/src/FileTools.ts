@@ -1,0 +1,1456 @@
+/**
+ * The file tools a model works with: `read_file`, `write_file`,
+ * `edit_file`, `list_directory`, `glob` and `grep`, all confined to the
+ * {@link Workspace.Workspace}.
+ *
+ * Every path is checked twice. The tool's rule check resolves it, so a bad
+ * path comes back as a `rule_violation` the model can fix, and the resolved
+ * path becomes the call's resource key (`file:<real path>`): two writes of
+ * one file never overlap, whatever their read-only marks say, and a read
+ * waits for a write in flight, even when the two calls name the file through
+ * different links. The handler resolves again right before it opens the
+ * file, and refuses if the answer changed while the call waited.
+ *
+ * Writes are atomic: a temporary file in the same directory, renamed over
+ * the target. Reads and directory walks use node's `fs` directly, because
+ * `FileSystem` can neither open with `O_NOFOLLOW` nor list entries with
+ * their types without following links; writes go through `FileSystem`.
+ *
+ * Output names files relative to the workspace root, never by host path.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Registry from "@tool-runtime/core/Registry"
+import * as ResourceLocks from "@tool-runtime/core/ResourceLocks"
+import * as Tool from "@tool-runtime/core/Tool"
+import * as ToolError from "@tool-runtime/core/ToolError"
+import * as Data from "effect/Data"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Predicate from "effect/Predicate"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
+import { isUtf8 } from "node:buffer"
+import * as NodeFs from "node:fs"
+import * as NFS from "node:fs/promises"
+import * as NodePath from "node:path"
+import * as Workspace from "./Workspace.js"
+
+// ---------------------------------------------------------------------------
+// errors
+// ---------------------------------------------------------------------------
+
+/**
+ * A file operation failed in a way the model should hear about ("no such
+ * file", "old_string was not found"). The reason names files relative to
+ * the workspace and says what to do.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class FileError extends Schema.TaggedError<FileError>()("FileError", {
+  reason: Schema.String,
+  retryable: Schema.Boolean
+}) {
+  override get message() {
+    return this.reason
+  }
+}
+
+class Errno extends Data.TaggedError("Errno")<{ readonly code: string }> {}
+
+const codeOf = (cause: unknown): string => {
+  // A PlatformError keeps node's error as its cause.
+  const inner = Predicate.hasProperty(cause, "cause") && Predicate.hasProperty(cause.cause, "code")
+    ? cause.cause
+    : cause
+  return Predicate.hasProperty(inner, "code") && typeof inner.code === "string" ? inner.code : "UNKNOWN"
+}
+
+/** The one place node's promises become effects; errors keep only their code (node's message holds host paths). */
+const syscall = <A>(f: () => Promise<A>): Effect.Effect<A, Errno> =>
+  Effect.tryPromise({ try: f, catch: (cause) => new Errno({ code: codeOf(cause) }) })
+
+const fail = (reason: string, retryable = false) => new FileError({ reason, retryable })
+
+/** An errno, told about the file as the model knows it. */
+const describe = (shown: string) => (cause: unknown): FileError => {
+  const code = cause instanceof Errno ? cause.code : codeOf(cause)
+  switch (code) {
+    case "ENOENT":
+      return fail(`no such file or directory: ${shown}`)
+    case "EACCES":
+    case "EPERM":
+      return fail(`permission denied: ${shown}`)
+    case "EISDIR":
+      return fail(`${shown} is a directory, not a file; use list_directory to see what it holds`)
+    case "ENOTDIR":
+      return fail(`${shown}: a part of the path is a file, not a directory`)
+    case "ELOOP":
+      return fail(`${shown} was replaced by a symbolic link while the call ran; call again`, true)
+    case "ENOSPC":
+    case "EDQUOT":
+      return fail(`no space left to write ${shown}`)
+    case "EROFS":
+      return fail(`${shown} is on a read-only file system`)
+    case "ENAMETOOLONG":
+      return fail(`the name ${shown} is too long`)
+    case "EMFILE":
+    case "ENFILE":
+    case "EAGAIN":
+    case "EBUSY":
+    case "EINTR":
+      return fail(`${shown} is temporarily unavailable (${code})`, true)
+    default:
+      return fail(`cannot access ${shown} (${code})`)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// options
+// ---------------------------------------------------------------------------
+
+/**
+ * What every file tool lets its owner change.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Overrides the read-only mark. It exists to show that a wrong mark is
+   * harmless (the resource locks still serialize writes to one file); there
+   * is no good reason to set it.
+   */
+  readonly readOnly?: boolean | undefined
+  readonly timeout?: Duration.DurationInput | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReadFileOptions extends Options {
+  /** Lines returned when the call gives no limit. Default 2,000. */
+  readonly defaultLimit?: number | undefined
+  /** Characters kept of one line. Default 2,000. */
+  readonly maxLineChars?: number | undefined
+  /** Characters of output; reading stops at the line that would pass it. Default 50,000. */
+  readonly maxChars?: number | undefined
+  /** Bytes read past the last line shown to count the file's lines. Default 32 MiB. */
+  readonly maxCountBytes?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface EditFileOptions extends Options {
+  /** Largest file edited, in bytes. Default 10 MiB. */
+  readonly maxBytes?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ListOptions extends Options {
+  /** Entries listed. Default 1,000. */
+  readonly maxEntries?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface SearchOptions extends Options {
+  /** Directory names not entered unless the pattern names them. Default `node_modules` and `.git`. */
+  readonly skip?: ReadonlyArray<string> | undefined
+  /** Directory entries looked at before giving up. Default 200,000. */
+  readonly maxScanned?: number | undefined
+  /** Characters of output. Default 25,000. */
+  readonly maxChars?: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface GrepOptions extends SearchOptions {
+  /** Files larger than this are skipped, in bytes. Default 4 MiB. */
+  readonly maxFileBytes?: number | undefined
+  /** Bytes read before the search stops. Default 64 MiB. */
+  readonly maxScanBytes?: number | undefined
+  /** Characters of a line that are searched; the rest of a longer line is not. Default 2,000. */
+  readonly maxLineChars?: number | undefined
+}
+
+const defaultSkip: ReadonlyArray<string> = ["node_modules", ".git"]
+
+const count = (n: number) => n.toLocaleString("en-US")
+
+const plural = (n: number, one: string, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
+
+// ---------------------------------------------------------------------------
+// paths and locks
+// ---------------------------------------------------------------------------
+
+interface PathInput {
+  readonly path: string
+}
+
+const PathParameter = (description: string) => Schema.String.annotations({ description })
+
+const OptionalPath = (description: string) =>
+  Schema.optionalWith(Schema.String.annotations({ description }), { default: () => "." })
+
+/**
+ * Checks a tool's path, declares its lock, and resolves it again for use.
+ *
+ * `resources` is synchronous and cannot reach the workspace, so the rule
+ * check remembers what it resolved for the decoded input (the runtime hands
+ * the same object to the rule check, the lock and the handler). Were that
+ * ever not so, the call locks the whole workspace instead: slower, never
+ * unsafe.
+ */
+const guard = (intent: Workspace.Intent, access: "read" | "write") => {
+  const resolved = new WeakMap<object, string>()
+  return {
+    validate: (input: PathInput): Effect.Effect<void, ToolError.RuleViolation, Workspace.Workspace> =>
+      Workspace.Workspace.pipe(
+        Effect.flatMap((workspace) => workspace.resolve(input.path, { intent })),
+        Effect.mapError((error) => error.toRuleViolation()),
+        Effect.map((real) => {
+          resolved.set(input, real)
+        })
+      ),
+    resources: (input: PathInput): ReadonlyArray<ResourceLocks.Resource> => {
+      const real = resolved.get(input)
+      if (real === undefined) return [ResourceLocks.writes(Workspace.resourceKey)]
+      const key = Workspace.fileKey(real)
+      return [
+        ResourceLocks.reads(Workspace.resourceKey),
+        access === "write" ? ResourceLocks.writes(key) : ResourceLocks.reads(key)
+      ]
+    },
+    use: (
+      workspace: Workspace.Service,
+      input: PathInput
+    ): Effect.Effect<string, Workspace.PathError | FileError> =>
+      Effect.flatMap(workspace.resolve(input.path, { intent }), (real) => {
+        const locked = resolved.get(input)
+        return locked === undefined || locked === real
+          ? Effect.succeed(real)
+          : Effect.fail(
+            fail(
+              `the path ${
+                JSON.stringify(Workspace.printable(input.path))
+              } led to another file when the call ran than when it was checked (a link changed meanwhile); call again`,
+              true
+            )
+          )
+      })
+  }
+}
+
+/** Close names in the same directory, for "no such file" ("did you mean …?"). */
+const suggestion = (workspace: Workspace.Service, real: string): Effect.Effect<string> => {
+  const directory = NodePath.dirname(real)
+  return syscall(() => NFS.readdir(directory)).pipe(
+    Effect.map((names) => {
+      const close = Registry.suggest(NodePath.basename(real), names, 3)
+      return close.length === 0
+        ? ""
+        : ` (did you mean ${close.map((name) => workspace.display(NodePath.join(directory, name))).join(" or ")}?)`
+    }),
+    Effect.orElseSucceed(() => "")
+  )
+}
+
+// O_NOFOLLOW: the path was resolved to have no links; one appearing now is a
+// race, and following it could leave the workspace. O_NONBLOCK: opening a
+// FIFO must not block a thread of the pool forever (regular files ignore it).
+const readFlags = NodeFs.constants.O_RDONLY | NodeFs.constants.O_NOFOLLOW | NodeFs.constants.O_NONBLOCK
+
+/** Opens a resolved path for reading, scoped; only regular files. */
+const openRegular = (workspace: Workspace.Service, real: string) => {
+  const shown = workspace.display(real)
+  return Effect.acquireRelease(
+    syscall(() => NFS.open(real, readFlags)),
+    (handle) => Effect.ignore(syscall(() => handle.close()))
+  ).pipe(
+    Effect.catchAll((error) =>
+      error.code === "ENOENT"
+        ? Effect.flatMap(
+          suggestion(workspace, real),
+          (hint) => Effect.fail(fail(`no such file: ${shown}${hint}`))
+        )
+        : Effect.fail(describe(shown)(error))
+    ),
+    Effect.flatMap((handle) =>
+      Effect.flatMap(syscall(() => handle.stat()).pipe(Effect.mapError(describe(shown))), (stats) =>
+        stats.isDirectory()
+          ? Effect.fail(describe(shown)(new Errno({ code: "EISDIR" })))
+          : stats.isFile()
+          ? Effect.succeed({ handle, stats })
+          : Effect.fail(fail(`${shown} is not a regular file (a device, socket or pipe); it cannot be read`)))
+    )
+  )
+}
+
+/** A random-enough name next to the target: same directory, so the rename stays on one file system. */
+const temporaryPath = (real: string) =>
+  Effect.map(
+    Random.nextIntBetween(0, 2 ** 31 - 1),
+    (n) => NodePath.join(NodePath.dirname(real), `.${NodePath.basename(real).slice(0, 64)}.${n.toString(36)}.tmp`)
+  )
+
+/**
+ * Writes `data` to `real` atomically: a temporary file created exclusively
+ * (it never follows a link) and renamed over the target (a rename replaces
+ * a link rather than follow it). Readers see the old content or the new,
+ * never a mix; a failure or an interruption leaves the target as it was.
+ * Not fsync'd: atomic, not durable across a power cut.
+ */
+const writeAtomic = (
+  fs: FileSystem.FileSystem,
+  shown: string,
+  real: string,
+  data: Uint8Array,
+  mode: number | undefined
+) =>
+  Effect.flatMap(temporaryPath(real), (temporary) =>
+    Effect.gen(function*() {
+      yield* fs.writeFile(temporary, data, mode === undefined ? { flag: "wx" } : { flag: "wx", mode })
+      // The umask may have cleared bits of the original mode.
+      if (mode !== undefined) yield* fs.chmod(temporary, mode)
+      yield* fs.rename(temporary, real)
+    }).pipe(
+      Effect.mapError(describe(shown)),
+      Effect.onError(() => Effect.ignore(fs.remove(temporary)))
+    ))
+
+// ---------------------------------------------------------------------------
+// text
+// ---------------------------------------------------------------------------
+
+const signatures: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
+  ["a PNG image", [0x89, 0x50, 0x4e, 0x47]],
+  ["a JPEG image", [0xff, 0xd8, 0xff]],
+  ["a GIF image", [0x47, 0x49, 0x46, 0x38]],
+  ["a PDF document", [0x25, 0x50, 0x44, 0x46]],
+  ["a ZIP archive", [0x50, 0x4b, 0x03, 0x04]],
+  ["a gzip archive", [0x1f, 0x8b]],
+  ["an ELF executable", [0x7f, 0x45, 0x4c, 0x46]],
+  ["a WebAssembly module", [0x00, 0x61, 0x73, 0x6d]]
+]
+
+/** Drops a multi-byte character cut off at the end of a sample. */
+const completeUtf8 = (bytes: Uint8Array): Uint8Array => {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!
+    if (byte < 0x80) return bytes
+    if (byte >= 0xc0) {
+      const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2
+      return length > back ? bytes.subarray(0, bytes.length - back) : bytes
+    }
+  }
+  return bytes
+}
+
+/**
+ * What a file is, from its first bytes, when it is not UTF-8 text:
+ * a known format, "binary data" (a NUL byte) or "not UTF-8 text".
+ *
+ * @since 0.1.0
+ * @category text
+ */
+export const sniff = (head: Uint8Array): string | undefined => {
+  for (const [kind, magic] of signatures) {
+    if (head.length >= magic.length && magic.every((byte, i) => head[i] === byte)) return kind
+  }
+  const sample = head.subarray(0, 8192)
+  if (sample.includes(0)) return "binary data"
+  return isUtf8(completeUtf8(sample)) ? undefined : "not UTF-8 text"
+}
+
+/** Cuts at `max` UTF-16 units without leaving half a surrogate pair. */
+const cut = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const code = text.charCodeAt(max - 1)
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
+}
+
+const numbered = (line: number, text: string) => `${String(line).padStart(6, " ")}\t${text}`
+
+const decoder = new TextDecoder("utf-8")
+
+/**
+ * Splits a byte stream into lines and keeps the ones asked for, numbered.
+ * Memory stays bounded whatever the file: only wanted lines are kept, and
+ * of each only its first bytes.
+ */
+class LineScanner {
+  /** Lines completed so far. */
+  lines = 0
+  readonly shown: Array<string> = []
+  chars = 0
+  cutLines = 0
+  /** The next line that was wanted but not shown (a limit was reached). */
+  stoppedAt: number | undefined
+  private parts: Array<Uint8Array> = []
+  private kept = 0
+  private total = 0
+  private readonly maxLineBytes: number
+
+  constructor(
+    private readonly first: number,
+    private readonly limit: number,
+    private readonly maxLineChars: number,
+    private readonly maxChars: number
+  ) {
+    // Enough bytes for maxLineChars characters of any width, plus one.
+    this.maxLineBytes = maxLineChars * 4 + 4
+  }
+
+  push(bytes: Uint8Array): void {
+    let start = 0
+    for (;;) {
+      const newline = bytes.indexOf(10, start)
+      if (newline === -1) {
+        this.keep(bytes, start, bytes.length)
+        return
+      }
+      this.keep(bytes, start, newline)
+      this.endLine()
+      start = newline + 1
+    }
+  }
+
+  finish(): void {
+    if (this.total > 0) this.endLine()
+  }
+
+  private wanted(): boolean {
+    return this.stoppedAt === undefined && this.lines + 1 >= this.first
+  }
+
+  private keep(bytes: Uint8Array, from: number, to: number): void {
+    this.total += to - from
+    if (!this.wanted()) return
+    const room = this.maxLineBytes - this.kept
+    if (room <= 0 || to <= from) return
+    // Copied: the caller reuses its buffer.
+    const piece = bytes.slice(from, Math.min(to, from + room))
+    this.parts.push(piece)
+    this.kept += piece.length
+  }
+
+  private endLine(): void {
+    const line = this.lines + 1
+    if (this.wanted()) {
+      let text = decoder.decode(this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts))
+      if (text.endsWith("\r")) text = text.slice(0, -1)
+      if (text.length > this.maxLineChars || this.total > this.kept) {
+        text = `${cut(text, this.maxLineChars)}… [line cut]`
+        this.cutLines++
+      }
+      const formatted = numbered(line, text)
+      if (this.shown.length > 0 && this.chars + formatted.length + 1 > this.maxChars) {
+        this.stoppedAt = line
+      } else {
+        this.shown.push(formatted)
+        this.chars += formatted.length + 1
+        if (this.shown.length >= this.limit) this.stoppedAt = line + 1
+      }
+    }
+    this.lines = line
+    this.parts = []
+    this.kept = 0
+    this.total = 0
+  }
+}
+
+const chunkSize = 64 * 1024
+
+/** Feeds a file to `onChunk` from the start; `onChunk` says whether to go on. */
+const forEachChunk = (
+  handle: NFS.FileHandle,
+  shown: string,
+  onChunk: (bytes: Uint8Array) => boolean
+): Effect.Effect<void, FileError> => {
+  const buffer = new Uint8Array(chunkSize)
+  const from = (position: number): Effect.Effect<void, FileError> =>
+    Effect.flatMap(
+      syscall(() => handle.read(buffer, 0, chunkSize, position)).pipe(Effect.mapError(describe(shown))),
+      ({ bytesRead }) =>
+        bytesRead === 0 || !onChunk(buffer.subarray(0, bytesRead)) ? Effect.void : from(position + bytesRead)
+    )
+  return from(0)
+}
+
+// ---------------------------------------------------------------------------
+// read_file
+// ---------------------------------------------------------------------------
+
+/**
+ * Reads a text file with line numbers (`cat -n` style), from a line offset,
+ * a bounded number of lines. Long lines are cut; a binary file gets a short
+ * summary instead of its bytes.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const readFile = (options?: ReadFileOptions) => {
+  const defaultLimit = options?.defaultLimit ?? 2_000
+  const maxLineChars = options?.maxLineChars ?? 2_000
+  const maxChars = options?.maxChars ?? 50_000
+  const maxCountBytes = options?.maxCountBytes ?? 32 * 1024 * 1024
+  const paths = guard("read", "read")
+  return Tool.make("read_file", {
+    description: "Reads a text file in the workspace. Lines come numbered like `cat -n` (number, tab, text); " +
+      `at most ${count(defaultLimit)} lines per call unless you pass a limit. Lines longer than ` +
+      `${count(maxLineChars)} characters are cut. Binary files get a one-line summary.`,
+    parameters: {
+      path: PathParameter("The file, relative to the workspace root (or an absolute path inside the workspace)."),
+      offset: Schema.optionalWith(
+        Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+          description: "The first line to read, counting from 1. Default 1."
+        }),
+        { default: () => 1 }
+      ),
+      limit: Schema.optional(
+        Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+          description: `How many lines to read. Default ${count(defaultLimit)}.`
+        })
+      )
+    },
+    readOnly: options?.readOnly ?? true,
+    timeout: options?.timeout ?? "10 seconds",
+    outputLimit: maxChars + 1_000,
+    validate: paths.validate,
+    resources: paths.resources,
+    handler: (input) =>
+      Effect.gen(function*() {
+        const workspace = yield* Workspace.Workspace
+        const real = yield* paths.use(workspace, input)
+        const shown = workspace.display(real)
+        const limit = input.limit ?? defaultLimit
+        return yield* Effect.scoped(Effect.gen(function*() {
+          const { handle, stats } = yield* openRegular(workspace, real)
+          const scanner = new LineScanner(input.offset, limit, maxLineChars, maxChars)
+          let kind: string | undefined
+          let first = true
+          // Counting the lines after the last one shown tells the model how
+          // far the file goes; it must not make reading the head of a huge
+          // log take as long as reading all of it.
+          let counted = 0
+          let complete = true
+          yield* forEachChunk(handle, shown, (bytes) => {
+            if (first) {
+              first = false
+              kind = sniff(bytes)
+              if (kind !== undefined) return false
+            }
+            scanner.push(bytes)
+            if (scanner.stoppedAt !== undefined && (counted += bytes.length) > maxCountBytes) {
+              complete = false
+              return false
+            }
+            return true
+          })
+          if (kind !== undefined) {
+            return `[${shown} is ${kind}, ${plural(stats.size, "byte")}; read_file shows text only.]`
+          }
+          if (complete) scanner.finish()
+          if (scanner.lines === 0) return `[${shown} is empty.]`
+          if (scanner.shown.length === 0) {
+            return yield* fail(
+              `offset ${input.offset} is past the end of ${shown}, which has ${plural(scanner.lines, "line")}`
+            )
+          }
+          const notes: Array<string> = []
+          const last = input.offset + scanner.shown.length - 1
+          if (!complete) {
+            notes.push(
+              `[Showing lines ${input.offset}-${last} of more than ${count(scanner.lines)} (the file is ${
+                plural(stats.size, "byte")
+              }); continue with offset ${last + 1}.]`
+            )
+          } else if (last < scanner.lines) {
+            notes.push(
+              `[Showing lines ${input.offset}-${last} of ${count(scanner.lines)}; continue with offset ${last + 1}.]`
+            )
+          }
+          if (scanner.cutLines > 0) {
+            notes.push(
+              `[${plural(scanner.cutLines, "line was", "lines were")} longer than ${
+                count(maxLineChars)
+              } characters and cut; use grep to find text in them.]`
+            )
+          }
+          return notes.length === 0 ? scanner.shown.join("\n") : `${scanner.shown.join("\n")}\n\n${notes.join("\n")}`
+        }))
+      })
+  })
+}
+
+// ---------------------------------------------------------------------------
+// write_file
+// ---------------------------------------------------------------------------
+
+const encoder = new TextEncoder()
+
+const lineCount = (text: string) => {
+  if (text === "") return 0
+  let lines = 1
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++
+  return text.endsWith("\n") ? lines - 1 : lines
+}
+
+/** The target's permission bits, `undefined` when it does not exist; refuses directories and special files. */
+const existingMode = (
+  fs: FileSystem.FileSystem,
+  shown: string,
+  real: string
+): Effect.Effect<number | undefined, FileError> =>
+  fs.stat(real).pipe(
+    Effect.matchEffect({
+      onFailure: (error) =>
+        codeOf(error) === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(describe(shown)(error)),
+      onSuccess: (info) =>
+        info.type === "File"
+          ? Effect.succeed(info.mode & 0o7777)
+          : Effect.fail(
+            fail(`${shown} exists and is not a regular file (a directory, device or pipe); it cannot be overwritten`)
+          )
+    })
+  )
+
+/**
+ * Writes a whole file, atomically; creates missing parent directories
+ * inside the workspace.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const writeFile = (options?: Options) => {
+  const paths = guard("write", "write")
+  return Tool.make("write_file", {
+    description: "Writes a whole text file in the workspace, replacing it if it exists and creating missing " +
+      "parent directories. To change part of a file, use edit_file instead.",
+    parameters: {
+      path: PathParameter("The file to write, relative to the workspace root."),
+      content: Schema.String.annotations({ description: "The complete new content of the file (UTF-8 text)." })
+    },
+    readOnly: options?.readOnly ?? false,
+    // Explicit: a wrong read-only mark must not lower the risk policies see.
+    risk: "medium",
+    timeout: options?.timeout ?? "30 seconds",
+    outputLimit: 2_000,
+    validate: paths.validate,
+    resources: paths.resources,
+    handler: (input) =>
+      Effect.gen(function*() {
+        const workspace = yield* Workspace.Workspace
+        const fs = yield* FileSystem.FileSystem
+        const real = yield* paths.use(workspace, input)
+        const shown = workspace.display(real)
+        const mode = yield* existingMode(fs, shown, real)
+        const existed = mode !== undefined
+        if (!existed) {
+          yield* fs.makeDirectory(NodePath.dirname(real), { recursive: true }).pipe(
+            Effect.mapError(describe(workspace.display(NodePath.dirname(real))))
+          )
+        }
+        const data = encoder.encode(input.content)
+        yield* writeAtomic(fs, shown, real, data, mode)
+        return `${existed ? "Overwrote" : "Created"} ${shown} (${plural(lineCount(input.content), "line")}, ${
+          plural(data.length, "byte")
+        }).`
+      })
+  })
+}
+
+// ---------------------------------------------------------------------------
+// edit_file
+// ---------------------------------------------------------------------------
+
+/**
+ * Where `needle` occurs in `text`, without overlaps.
+ *
+ * @since 0.1.0
+ * @category text
+ */
+export const occurrences = (text: string, needle: string): ReadonlyArray<number> => {
+  const found: Array<number> = []
+  if (needle === "") return found
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) found.push(i)
+  return found
+}
+
+/** Replaces at the given indices by splicing: `String.replace` would read `$&` in the new text as a pattern. */
+const spliceAll = (text: string, at: ReadonlyArray<number>, length: number, replacement: string) => {
+  const parts: Array<string> = []
+  let from = 0
+  for (const index of at) {
+    parts.push(text.slice(from, index), replacement)
+    from = index + length
+  }
+  parts.push(text.slice(from))
+  return parts.join("")
+}
+
+/** A few numbered lines around an edit, so the model sees it landed as meant. */
+const excerpt = (text: string, index: number, length: number): string => {
+  const lines = text.split("\n")
+  const firstLine = text.slice(0, index).split("\n").length
+  const lastLine = firstLine + text.slice(index, index + length).split("\n").length - 1
+  const from = Math.max(1, firstLine - 2)
+  const to = Math.min(lines.length, lastLine + 2, from + 15)
+  const shown: Array<string> = []
+  for (let line = from; line <= to; line++) {
+    const content = lines[line - 1]!.replace(/\r$/, "")
+    shown.push(numbered(line, content.length > 200 ? `${cut(content, 200)}…` : content))
+  }
+  return shown.join("\n")
+}
+
+const crlf = (text: string) => text.replace(/\r?\n/g, "\r\n")
+
+/**
+ * Replaces an exact string in a file, atomically. The string must occur
+ * exactly once unless `replace_all` is set; a missing or ambiguous match
+ * fails with what to do.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const editFile = (options?: EditFileOptions) => {
+  const maxBytes = options?.maxBytes ?? 10 * 1024 * 1024
+  const paths = guard("write", "write")
+  return Tool.make("edit_file", {
+    description: "Replaces an exact piece of text in a file of the workspace. old_string must match the file " +
+      "exactly (whitespace and indentation included) and occur once, unless replace_all is true. " +
+      "Read the file first; to create a file, use write_file.",
+    parameters: {
+      path: PathParameter("The file to edit, relative to the workspace root."),
+      old_string: Schema.String.annotations({
+        description: "The exact text to replace, copied from the file without the line-number prefix."
+      }),
+      new_string: Schema.String.annotations({ description: "The text to put in its place." }),
+      replace_all: Schema.optionalWith(
+        Schema.Boolean.annotations({
+          description: "Replace every occurrence instead of requiring exactly one. Default false."
+        }),
+        { default: () => false }
+      )
+    },
+    readOnly: options?.readOnly ?? false,
+    risk: "medium",
+    timeout: options?.timeout ?? "30 seconds",
+    outputLimit: 6_000,
+    validate: (input) => {
+      if (input.old_string === "") {
+        return Effect.fail(
+          new ToolError.RuleViolation({
+            reason: "old_string is empty",
+            fix: "Copy the text to replace from the file; to create or overwrite a whole file, use write_file."
+          })
+        )
+      }
+      if (input.old_string === input.new_string) {
+        return Effect.fail(
+          new ToolError.RuleViolation({
+            reason: "old_string and new_string are the same, so the edit would change nothing",
+            fix: "Put the changed text in new_string."
+          })
+        )
+      }
+      return paths.validate(input)
+    },
+    resources: paths.resources,
+    handler: (input) =>
+      Effect.gen(function*() {
+        const workspace = yield* Workspace.Workspace
+        const fs = yield* FileSystem.FileSystem
+        const real = yield* paths.use(workspace, input)
+        const shown = workspace.display(real)
+        const { bytes, mode } = yield* Effect.scoped(
+          Effect.flatMap(openRegular(workspace, real), ({ handle, stats }) =>
+            stats.size > maxBytes
+              ? Effect.fail(
+                fail(`${shown} is ${plural(stats.size, "byte")}, more than edit_file handles (${count(maxBytes)})`)
+              )
+              : Effect.map(
+                syscall(() => handle.readFile()).pipe(Effect.mapError(describe(shown))),
+                (bytes) => ({ bytes, mode: stats.mode & 0o7777 })
+              ))
+        )
+        // Decoding invalid UTF-8 would replace bytes, and writing back would corrupt the file.
+        if (!isUtf8(bytes)) {
+          return yield* fail(`${shown} is not UTF-8 text; edit_file only edits text files`)
+        }
+        // ignoreBOM keeps a byte-order mark, so writing back preserves it.
+        const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
+        let oldString = input.old_string
+        let newString = input.new_string
+        let found = occurrences(text, oldString)
+        if (found.length === 0 && oldString.includes("\n") && text.includes("\r\n")) {
+          // The file has CRLF line endings; the model copied lines without them.
+          oldString = crlf(oldString)
+          newString = crlf(newString)
+          found = occurrences(text, oldString)
+        }
+        if (found.length === 0) {
+          return yield* fail(
+            `old_string was not found in ${shown}; read the file again, it may have changed, and copy the text ` +
+              "exactly (whitespace and indentation included, without line numbers)"
+          )
+        }
+        if (found.length > 1 && !input.replace_all) {
+          return yield* fail(
+            `old_string was found ${found.length} times in ${shown}; add surrounding lines to make it unique, ` +
+              "or set replace_all to replace every occurrence"
+          )
+        }
+        const edited = spliceAll(text, found, oldString.length, newString)
+        yield* writeAtomic(fs, shown, real, encoder.encode(edited), mode)
+        return `Edited ${shown}: replaced ${plural(found.length, "occurrence")}.\n\n${
+          excerpt(edited, found[0]!, newString.length)
+        }`
+      })
+  })
+}
+
+// ---------------------------------------------------------------------------
+// list_directory
+// ---------------------------------------------------------------------------
+
+type Kind = "file" | "directory" | "symlink" | "other"
+
+const kindOf = (entry: NodeFs.Dirent): Kind =>
+  entry.isDirectory() ? "directory" : entry.isFile() ? "file" : entry.isSymbolicLink() ? "symlink" : "other"
+
+const suffix: Record<Kind, string> = { file: "", directory: "/", symlink: "@", other: "" }
+
+const byName = (a: NodeFs.Dirent, b: NodeFs.Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+const readDirectory = (workspace: Workspace.Service, real: string) =>
+  syscall(() => NFS.readdir(real, { withFileTypes: true })).pipe(
+    Effect.mapError((error) =>
+      error.code === "ENOTDIR"
+        ? fail(`${workspace.display(real)} is a file, not a directory; use read_file to read it`)
+        : describe(workspace.display(real))(error)
+    )
+  )
+
+/**
+ * Lists one directory: subdirectories first (with a trailing `/`), then
+ * files; symbolic links end in `@` and are not followed.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const listDirectory = (options?: ListOptions) => {
+  const maxEntries = options?.maxEntries ?? 1_000
+  const paths = guard("read", "read")
+  return Tool.make("list_directory", {
+    description: "Lists the entries of one directory of the workspace (not recursive). Directories end in " +
+      "\"/\", symbolic links in \"@\". Use glob to find files by name across directories.",
+    parameters: {
+      path: OptionalPath("The directory, relative to the workspace root. Default \".\", the root.")
+    },
+    readOnly: options?.readOnly ?? true,
+    timeout: options?.timeout ?? "10 seconds",
+    validate: paths.validate,
+    resources: paths.resources,
+    handler: (input) =>
+      Effect.gen(function*() {
+        const workspace = yield* Workspace.Workspace
+        const real = yield* paths.use(workspace, input)
+        const shown = workspace.display(real)
+        const entries = yield* readDirectory(workspace, real)
+        if (entries.length === 0) return `${shown} is empty.`
+        const directories = entries.filter((entry) => entry.isDirectory()).sort(byName)
+        const others = entries.filter((entry) => !entry.isDirectory()).sort(byName)
+        const listed = [...directories, ...others].slice(0, maxEntries).map((entry) =>
+          `${entry.name}${suffix[kindOf(entry)]}`
+        )
+        const header = `${shown === "." ? "The workspace root" : shown} holds ${
+          plural(entries.length, "entry", "entries")
+        }:`
+        const more = entries.length > maxEntries
+          ? `\n[${count(entries.length - maxEntries)} more not shown; use glob with a pattern to narrow the list.]`
+          : ""
+        return `${header}\n${listed.join("\n")}${more}`
+      })
+  })
+}
+
+// ---------------------------------------------------------------------------
+// glob
+// ---------------------------------------------------------------------------
+
+const regexSpecial = /[.*+?^${}()|[\]\\/]/g
+
+const compileGlobBody = (pattern: string): string => {
+  let out = ""
+  let i = 0
+  while (i < pattern.length) {
+    const c = pattern[i]!
+    if (c === "*") {
+      if (pattern[i + 1] === "*") {
+        const atStart = i === 0 || pattern[i - 1] === "/"
+        const after = i + 2
+        if (atStart && pattern[after] === "/") {
+          // `**/` is zero or more whole directories.
+          out += "(?:[^/]*/)*"
+          i = after + 1
+        } else if (atStart && after === pattern.length) {
+          out += ".*"
+          i = after
+        } else {
+          out += "[^/]*"
+          i = after
+        }
+      } else {
+        out += "[^/]*"
+        i++
+      }
+    } else if (c === "?") {
+      out += "[^/]"
+      i++
+    } else if (c === "{") {
+      const close = matchingBrace(pattern, i)
+      if (close === -1) {
+        out += "\\{"
+        i++
+      } else {
+        const alternatives = splitTopLevel(pattern.slice(i + 1, close))
+        out += `(?:${alternatives.map(compileGlobBody).join("|")})`
+        i = close + 1
+      }
+    } else if (c === "[") {
+      const close = pattern.indexOf("]", i + 2)
+      if (close === -1) {
+        out += "\\["
+        i++
+      } else {
+        const negated = pattern[i + 1] === "!" || pattern[i + 1] === "^"
+        const body = pattern.slice(negated ? i + 2 : i + 1, close).replace(/[\\\]^]/g, "\\$&")
+        out += negated ? `[^/${body}]` : `[${body}]`
+        i = close + 1
+      }
+    } else if (c === "\\" && i + 1 < pattern.length) {
+      out += pattern[i + 1]!.replace(regexSpecial, "\\$&")
+      i += 2
+    } else {
+      out += c.replace(regexSpecial, "\\$&")
+      i++
+    }
+  }
+  return out
+}
+
+const matchingBrace = (pattern: string, open: number): number => {
+  let depth = 0
+  for (let i = open; i < pattern.length; i++) {
+    if (pattern[i] === "\\") i++
+    else if (pattern[i] === "{") depth++
+    else if (pattern[i] === "}" && --depth === 0) return i
+  }
+  return -1
+}
+
+const splitTopLevel = (body: string): Array<string> => {
+  const parts: Array<string> = []
+  let depth = 0
+  let from = 0
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]
+    if (c === "\\") i++
+    else if (c === "{") depth++
+    else if (c === "}") depth--
+    else if (c === "," && depth === 0) {
+      parts.push(body.slice(from, i))
+      from = i + 1
+    }
+  }
+  parts.push(body.slice(from))
+  return parts
+}
+
+/**
+ * A glob as a RegExp over `/`-separated relative paths: `**` any number of
+ * directories, `*` and `?` within one name, `{a,b}` alternatives (nested
+ * allowed), `[abc]` / `[!abc]` classes, `\` escapes.
+ *
+ * @since 0.1.0
+ * @category glob
+ */
+export const compileGlob = (pattern: string): RegExp => new RegExp(`^${compileGlobBody(pattern)}$`)
+
+/** How deep a walk must go for the pattern to match: unbounded with `**`. */
+const depthOf = (pattern: string) => pattern.includes("**") ? Infinity : pattern.split("/").length
+
+const globRule = (pattern: string): ToolError.RuleViolation | undefined => {
+  if (pattern.trim() === "") {
+    return new ToolError.RuleViolation({ reason: "the pattern is empty", fix: "Pass a pattern such as \"**/*.ts\"." })
+  }
+  if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
+    return new ToolError.RuleViolation({
+      reason: "the pattern is matched below the search directory, so it cannot start with \"/\" or contain \"..\"",
+      fix: "Set path to the directory to search (inside the workspace) and give a relative pattern such as \"**/*.ts\"."
+    })
+  }
+  return undefined
+}
+
+interface Visit {
+  readonly real: string
+  /** Relative to the walk's base, `/`-separated. */
+  readonly relative: string
+  readonly kind: Kind
+}
+
+interface WalkSummary {
+  readonly scanned: number
+  readonly skipped: ReadonlyArray<string>
+  readonly unreadable: number
+  readonly exhausted: boolean
+}
+
+/**
+ * Visits the tree under `base` without following links, names sorted,
+ * each directory's entries before its subdirectories'. `visit` says
+ * whether to go on.
+ */
+const walk = (
+  workspace: Workspace.Service,
+  base: string,
+  options: { readonly maxDepth: number; readonly skip: ReadonlySet<string>; readonly maxScanned: number },
+  visit: (entry: Visit) => Effect.Effect<boolean, FileError>
+): Effect.Effect<WalkSummary, FileError> =>
+  Effect.suspend(() => {
+    const pending: Array<{ readonly real: string; readonly relative: string; readonly depth: number }> = [{
+      real: base,
+      relative: "",
+      depth: 0
+    }]
+    const skipped = new Set<string>()
+    let scanned = 0
+    let unreadable = 0
+    let stopped = false
+    const next = (): Effect.Effect<WalkSummary, FileError> => {
+      const directory = pending.pop()
+      if (directory === undefined || stopped) {
+        return Effect.succeed({ scanned, skipped: Array.from(skipped), unreadable, exhausted: stopped })
+      }
+      const listed = directory.depth === 0
+        ? readDirectory(workspace, directory.real)
+        : syscall(() => NFS.readdir(directory.real, { withFileTypes: true })).pipe(
+          Effect.catchAll(() => {
+            unreadable++
+            return Effect.succeed([] as Array<NodeFs.Dirent>)
+          })
+        )
+      return Effect.flatMap(listed, (entries) => {
+        entries.sort(byName)
+        const subdirectories: Array<{ readonly real: string; readonly relative: string; readonly depth: number }> = []
+        return Effect.forEach(entries, (entry) => {
+          if (stopped) return Effect.void
+          if (++scanned > options.maxScanned) {
+            stopped = true
+            return Effect.void
+          }
+          const kind = kindOf(entry)
+          const real = NodePath.join(directory.real, entry.name)
+          const relative = directory.relative === "" ? entry.name : `${directory.relative}/${entry.name}`
+          if (kind === "directory" && directory.depth + 1 < options.maxDepth) {
+            if (options.skip.has(entry.name)) skipped.add(entry.name)
+            else subdirectories.push({ real, relative, depth: directory.depth + 1 })
+          }
+          return Effect.map(visit({ real, relative, kind }), (goOn) => {
+            if (!goOn) stopped = true
+          })
+        }, { discard: true }).pipe(
+          Effect.flatMap(() => {
+            for (let i = subdirectories.length - 1; i >= 0; i--) pending.push(subdirectories[i]!)
+            return next()
+          })
+        )
+      })
+    }
+    return next()
+  })
+
+const skipSet = (skip: ReadonlyArray<string>, pattern: string) =>
+  // A pattern that names a skipped directory ("node_modules/x/**") means to go there.
+  new Set(
+    skip.filter((name) => !new RegExp(`(?:^|[/{,])${name.replace(regexSpecial, "\\$&")}(?:$|[/},])`).test(pattern))
+  )
+
+const walkNotes = (summary: WalkSummary) => [
+  ...(summary.skipped.length === 0
+    ? []
+    : [`[Not searched: ${summary.skipped.join(", ")} (name them in the pattern to include them).]`]),
+  ...(summary.unreadable === 0
+    ? []
+    : [`[${plural(summary.unreadable, "directory", "directories")} could not be read.]`])
+]
+
+/**
+ * Finds files and directories whose path below a directory matches a glob.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const glob = (options?: SearchOptions) => {
+  const skip = options?.skip ?? defaultSkip
+  const maxScanned = options?.maxScanned ?? 200_000
+  const maxChars = options?.maxChars ?? 25_000
+  const paths = guard("read", "read")
+  return Tool.make("glob", {
+    description: "Finds files in the workspace whose path matches a glob pattern: \"**\" matches any number of " +
+      "directories, \"*\" and \"?\" match within one name, \"{ts,tsx}\" matches alternatives. The pattern is " +
+      "matched against paths relative to `path`; \"*.ts\" only matches at that level, \"**/*.ts\" at any depth. " +
+      `Results are workspace-relative paths, directories ending in "/". ${skip.join(" and ")} are skipped.`,
+    parameters: {
+      pattern: Schema.String.pipe(Schema.maxLength(1_000)).annotations({
+        description: "The glob, for example \"src/**/*.{ts,tsx}\"."
+      }),
+      path: OptionalPath("The directory to search under, relative to the workspace root. Default \".\", the root.")
+    },
+    readOnly: options?.readOnly ?? true,
+    timeout: options?.timeout ?? "20 seconds",
+    validate: (input) => {
+      const violation = globRule(input.pattern)
+      return violation === undefined ? paths.validate(input) : Effect.fail(violation)
+    },
+    resources: paths.resources,
+    handler: (input) =>
+      Effect.gen(function*() {
+        const workspace = yield* Workspace.Workspace
+        const base = yield* paths.use(workspace, input)
+        const matcher = compileGlob(input.pattern)
+        const found: Array<string> = []
+        let chars = 0
+        let full = false
+        const summary = yield* walk(workspace, base, {
+          maxDepth: depthOf(input.pattern),
+          skip: skipSet(skip, input.pattern),
+          maxScanned
+        }, ({ kind, real, relative }) => {
+          if (!matcher.test(relative)) return Effect.succeed(true)
+          // Only directories are marked: a path copied from here must work as is.
+          const line = `${workspace.display(real)}${kind === "directory" ? "/" : ""}`
+          if (chars + line.length + 1 > maxChars) {
+            full = true
+            return Effect.succeed(false)
+          }
+          found.push(line)
+          chars += line.length + 1
+          return Effect.succeed(true)
+        })
+        const notes: Array<string> = walkNotes(summary)
+        if (full) notes.unshift(`[Showing the first ${count(found.length)} matches; narrow the pattern or the path.]`)
+        else if (summary.exhausted) {
+          notes.unshift(
+            `[Stopped after looking at ${count(maxScanned)} entries; narrow the pattern or the path.]`
+          )
+        }
+        const where = workspace.display(base)
+        const body = found.length === 0
+          ? `No paths under ${where} match ${JSON.stringify(input.pattern)}.`
+          : found.join("\n")
+        return notes.length === 0 ? body : `${body}\n\n${notes.join("\n")}`
+      })
+  })
+}
+
+// ---------------------------------------------------------------------------
+// grep
+// ---------------------------------------------------------------------------
+
+const quantifierLength = (pattern: string, at: number): number => {
+  const c = pattern[at]
+  if (c === "*" || c === "+" || c === "?") return 1
+  if (c === "{") {
+    const match = /^\{\d+(?:,\d*)?\}/.exec(pattern.slice(at, at + 24))
+    return match === null ? 0 : match[0].length
+  }
+  return 0
+}
+
+/** Whether a quantifier can repeat its atom more than once (`*`, `+`, `{2}`, `{1,}`…, not `?` or `{0,1}`). */
+const repeats = (quantifier: string): boolean => {
+  if (quantifier === "*" || quantifier === "+") return true
+  if (quantifier === "?") return false
+  const [, low, comma, high] = /^\{(\d+)(,?)(\d*)\}$/.exec(quantifier) ?? []
+  if (comma === "") return Number(low) > 1
+  return high === "" || Number(high) > 1
+}
+
+/**
+ * Whether a regular expression repeats a group that itself holds a
+ * quantifier (`(a+)+`, `(\w+\s?)*`): the shape of catastrophic
+ * backtracking. V8's regex engine cannot be interrupted, so such a pattern
+ * would freeze the whole runtime, not just the call. A heuristic: it does
+ * not catch overlapping alternatives (`(a|a)*`).
+ *
+ * @since 0.1.0
+ * @category grep
+ */
+export const hasNestedQuantifier = (pattern: string): boolean => {
+  const groups: Array<boolean> = [false]
+  let i = 0
+  while (i < pattern.length) {
+    const c = pattern[i]!
+    if (c === "\\") {
+      i += 2
+    } else if (c === "[") {
+      let j = i + 1
+      if (pattern[j] === "^") j++
+      if (pattern[j] === "]") j++
+      while (j < pattern.length && pattern[j] !== "]") j += pattern[j] === "\\" ? 2 : 1
+      i = j + 1
+    } else if (c === "(") {
+      groups.push(false)
+      i++
+      if (pattern[i] === "?") {
+        // Group syntax, not a quantifier: (?:  (?=  (?!  (?<=  (?<!  (?<name>
+        if (pattern[i + 1] === "<" && pattern[i + 2] !== "=" && pattern[i + 2] !== "!") {
+          const close = pattern.indexOf(">", i)
+          i = close === -1 ? pattern.length : close + 1
+        } else {
+          i += pattern[i + 1] === "<" ? 3 : 2
+        }
+      }
+    } else if (c === ")") {
+      const inner = groups.length > 1 ? groups.pop()! : false
+      const length = quantifierLength(pattern, i + 1)
+      if (length > 0 && inner && repeats(pattern.slice(i + 1, i + 1 + length))) return true
+      if (length > 0 || inner) groups[groups.length - 1] = true
+      i += 1 + length
+      if (length > 0 && pattern[i] === "?") i++
+    } else {
+      const length = quantifierLength(pattern, i)
+      if (length > 0) {
+        groups[groups.length - 1] = true
+        i += length
+        if (pattern[i] === "?") i++
+      } else {
+        i++
+      }
+    }
+  }
+  return false
+}
+
+const compileRegex = (pattern: string, ignoreCase: boolean): Either.Either<RegExp, ToolError.RuleViolation> => {
+  if (pattern === "") {
+    return Either.left(
+      new ToolError.RuleViolation({ reason: "the pattern is empty", fix: "Pass a regular expression to look for." })
+    )
+  }
+  if (hasNestedQuantifier(pattern)) {
+    return Either.left(
+      new ToolError.RuleViolation({
+        reason: "the pattern repeats a group that itself repeats (like (a+)+), which can take exponential time",
+        fix: "Simplify the pattern: drop the outer repetition, or match a simpler, fixed piece of text."
+      })
+    )
+  }
+  return Either.try({
+    try: () => new RegExp(pattern, ignoreCase ? "i" : ""),
+    catch: (error) =>
+      new ToolError.RuleViolation({
+        reason: `the pattern is not a valid JavaScript regular expression (${
+          error instanceof Error ? error.message : String(error)
+        })`,
+        fix: "Fix the pattern; escape special characters such as ( ) [ ] { } . * + ? with a backslash."
+      })
+  })
+}
+
+/**
+ * Searches file contents for a regular expression, line by line, and
+ * returns matching lines as `path:line:text`.
+ *
+ * Bounded so a model cannot make it run away: lines are searched in their
+ * first characters only, large and binary files are skipped, the bytes read
+ * and the matches returned are capped, and patterns with nested repetition
+ * are refused.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const grep = (options?: GrepOptions) => {
+  const skip = options?.skip ?? defaultSkip
+  const maxScanned = options?.maxScanned ?? 200_000
+  const maxChars = options?.maxChars ?? 25_000
+  const maxFileBytes = options?.maxFileBytes ?? 4 * 1024 * 1024
+  const maxScanBytes = options?.maxScanBytes ?? 64 * 1024 * 1024
+  const maxLineChars = options?.maxLineChars ?? 2_000
+  const paths = guard("read", "read")
+  return Tool.make("grep", {
+    description: "Searches the text files under a path of the workspace for a JavaScript regular expression and " +
+      "returns matching lines as path:line:text (workspace-relative path, 1-based line). Symbolic links are not " +
+      `followed; binary files, files over ${count(maxFileBytes)} bytes and ${skip.join(" and ")} are skipped.`,
+    parameters: {
+      pattern: Schema.String.pipe(Schema.maxLength(1_000)).annotations({
+        description: "A JavaScript regular expression, for example \"function\\s+load\". Nested repetition " +
+          "such as (a+)+ is refused."
+      }),
+      path: OptionalPath("A file or directory to search, relative to the workspace root. Default \".\", the root."),
+      glob: Schema.optional(
+        Schema.String.pipe(Schema.maxLength(1_000)).annotations({
+          description: "Only search files matching this glob: against the file name (\"*.ts\") or, when it " +
+            "contains \"/\", against the path below `path` (\"src/**/*.ts\")."
+        })
+      ),
+      ignore_case: Schema.optionalWith(
+        Schema.Boolean.annotations({ description: "Match letters regardless of case. Default false." }),
+        { default: () => false }
+      ),
+      max_matches: Schema.optionalWith(
+        Schema.Int.pipe(Schema.between(1, 1_000)).annotations({
+          description: "Stop after this many matching lines. Default 100."
+        }),
+        { default: () => 100 }
+      )
+    },
+    readOnly: options?.readOnly ?? true,
+    timeout: options?.timeout ?? "30 seconds",
+    validate: (input) => {
+      const regex = compileRegex(input.pattern, input.ignore_case)
+      if (Either.isLeft(regex)) return Effect.fail(regex.left)
+      if (input.glob !== undefined) {
+        const violation = globRule(input.glob)
+        if (violation !== undefined) return Effect.fail(violation)
+      }
+      return paths.validate(input)
+    },
+    resources: paths.resources,
+    handler: (input) =>
+      Effect.gen(function*() {
+        const workspace = yield* Workspace.Workspace
+        const base = yield* paths.use(workspace, input)
+        const compiled = compileRegex(input.pattern, input.ignore_case)
+        if (Either.isLeft(compiled)) return yield* fail(compiled.left.reason)
+        const regex = compiled.right
+        const filter = input.glob === undefined ? undefined : compileGlob(input.glob)
+        const filterPath = input.glob?.includes("/") ?? false
+        const lines: Array<string> = []
+        let chars = 0
+        let bytesRead = 0
+        let tooLarge = 0
+        let longLines = 0
+        let stop: "matches" | "chars" | "bytes" | undefined
+
+        const searchFile = (real: string): Effect.Effect<boolean, FileError> =>
+          Effect.scoped(Effect.gen(function*() {
+            const { handle, stats } = yield* openRegular(workspace, real)
+            if (stats.size > maxFileBytes) {
+              tooLarge++
+              return true
+            }
+            if (bytesRead + stats.size > maxScanBytes) {
+              stop = "bytes"
+              return false
+            }
+            const bytes = yield* syscall(() => handle.readFile()).pipe(
+              Effect.mapError(describe(workspace.display(real)))
+            )
+            bytesRead += bytes.length
+            if (bytes.subarray(0, 8192).includes(0)) return true
+            const text = decoder.decode(bytes)
+            const shown = workspace.display(real)
+            let lineNumber = 0
+            let from = 0
+            while (from < text.length) {
+              const end = text.indexOf("\n", from)
+              const to = end === -1 ? text.length : end
+              lineNumber++
+              if (to - from > maxLineChars) longLines++
+              let line = text.slice(from, Math.min(to, from + maxLineChars))
+              if (line.endsWith("\r")) line = line.slice(0, -1)
+              if (regex.test(line)) {
+                const entry = `${shown}:${lineNumber}:${line.length > 300 ? `${cut(line, 300)}…` : line}`
+                if (chars + entry.length + 1 > maxChars) {
+                  stop = "chars"
+                  return false
+                }
+                lines.push(entry)
+                chars += entry.length + 1
+                if (lines.length >= input.max_matches) {
+                  stop = "matches"
+                  return false
+                }
+              }
+              from = to + 1
+            }
+            return true
+          }))
+
+        const where = workspace.display(base)
+        const isFile = yield* syscall(() => NFS.stat(base)).pipe(
+          Effect.map((stats) => stats.isFile()),
+          Effect.mapError(describe(where))
+        )
+        const notes: Array<string> = []
+        if (isFile) {
+          yield* searchFile(base)
+        } else {
+          const summary = yield* walk(workspace, base, {
+            maxDepth: Infinity,
+            skip: skipSet(skip, input.glob ?? ""),
+            maxScanned
+          }, ({ kind, real, relative }) => {
+            if (kind !== "file") return Effect.succeed(true)
+            if (filter !== undefined && !filter.test(filterPath ? relative : NodePath.basename(relative))) {
+              return Effect.succeed(true)
+            }
+            // A file that vanished or cannot be read does not end the search.
+            return Effect.catchAll(searchFile(real), () => Effect.succeed(true))
+          })
+          notes.push(...walkNotes(summary))
+          if (summary.exhausted && stop === undefined) {
+            notes.unshift(`[Stopped after looking at ${count(maxScanned)} entries; narrow the path or the glob.]`)
+          }
+        }
+        if (stop === "matches" || stop === "chars") {
+          notes.unshift(`[Stopped at ${plural(lines.length, "match", "matches")}; narrow the pattern, path or glob.]`)
+        } else if (stop === "bytes") {
+          notes.unshift(`[Stopped after reading ${count(bytesRead)} bytes; narrow the path or the glob.]`)
+        }
+        if (tooLarge > 0) {
+          notes.push(`[Skipped ${plural(tooLarge, "file")} larger than ${count(maxFileBytes)} bytes.]`)
+        }
+        if (longLines > 0) {
+          notes.push(
+            `[${plural(longLines, "line was", "lines were")} searched only in their first ${
+              count(maxLineChars)
+            } characters.]`
+          )
+        }
+        const body = lines.length === 0 ? `No lines under ${where} match /${input.pattern}/.` : lines.join("\n")
+        return notes.length === 0 ? body : `${body}\n\n${notes.join("\n")}`
+      })
+  })
+}
+
+// ---------------------------------------------------------------------------
+// all
+// ---------------------------------------------------------------------------
+
+/**
+ * Every file tool with its defaults.
+ *
+ * @since 0.1.0
+ * @category tools
+ */
+export const all = () => [readFile(), writeFile(), editFile(), listDirectory(), glob(), grep()] as const

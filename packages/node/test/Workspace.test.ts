@@ -1,0 +1,205 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as NFS from "node:fs/promises"
+import * as OS from "node:os"
+import * as NodePath from "node:path"
+import * as Workspace from "../src/Workspace.js"
+
+/**
+ * base/
+ *   ws/            the workspace
+ *   ws-evil/       a sibling sharing the workspace's prefix
+ *   outside/       everything the workspace must not reach
+ */
+const sandbox = Effect.acquireRelease(
+  Effect.promise(async () => {
+    const base = await NFS.realpath(await NFS.mkdtemp(NodePath.join(OS.tmpdir(), "tr-workspace-")))
+    const ws = NodePath.join(base, "ws")
+    const outside = NodePath.join(base, "outside")
+    await NFS.mkdir(NodePath.join(ws, "sub"), { recursive: true })
+    await NFS.mkdir(NodePath.join(base, "ws-evil"))
+    await NFS.mkdir(outside)
+    await NFS.writeFile(NodePath.join(ws, "a.txt"), "a\n")
+    await NFS.writeFile(NodePath.join(ws, "sub", "b.txt"), "b\n")
+    await NFS.writeFile(NodePath.join(base, "ws-evil", "secret.txt"), "secret\n")
+    await NFS.writeFile(NodePath.join(outside, "canary.txt"), "canary\n")
+    await NFS.symlink("sub", NodePath.join(ws, "link-in"))
+    await NFS.symlink(outside, NodePath.join(ws, "link-out"))
+    await NFS.symlink(NodePath.join(outside, "canary.txt"), NodePath.join(ws, "file-link"))
+    await NFS.symlink(NodePath.join(outside, "new.txt"), NodePath.join(ws, "dangling-out"))
+    await NFS.symlink("sub/created.txt", NodePath.join(ws, "dangling-in"))
+    await NFS.symlink("dangling-out", NodePath.join(ws, "chain"))
+    await NFS.symlink(NodePath.join(outside, "no-dir"), NodePath.join(ws, "dangling-dir"))
+    await NFS.symlink("loop-b", NodePath.join(ws, "loop-a"))
+    await NFS.symlink("loop-a", NodePath.join(ws, "loop-b"))
+    await NFS.symlink("/proc/self/root", NodePath.join(ws, "proc-root"))
+    await NFS.symlink("/proc/self/cwd", NodePath.join(ws, "proc-cwd"))
+    await NFS.symlink(ws, NodePath.join(base, "ws-alias"))
+    return { base, ws, outside }
+  }),
+  ({ base }) => Effect.promise(() => NFS.rm(base, { recursive: true, force: true }))
+)
+
+const hasProc = process.platform === "linux"
+
+describe("Workspace", () => {
+  it.scopedLive("its root is the real path of the directory it was given", () =>
+    Effect.gen(function*() {
+      const { base, ws } = yield* sandbox
+      const workspace = yield* Workspace.make(NodePath.join(base, "ws-alias"))
+      assert.strictEqual(workspace.root, ws)
+      assert.strictEqual(workspace.display(ws), ".")
+      assert.strictEqual(workspace.display(NodePath.join(ws, "sub", "b.txt")), NodePath.join("sub", "b.txt"))
+    }))
+
+  it.scopedLive("refuses a root that does not exist or is not a directory", () =>
+    Effect.gen(function*() {
+      const { base, ws } = yield* sandbox
+      const missing = yield* Effect.exit(Workspace.make(NodePath.join(base, "nope")))
+      const file = yield* Effect.exit(Workspace.make(NodePath.join(ws, "a.txt")))
+      assert.isTrue(Exit.isFailure(missing))
+      assert.isTrue(Exit.isFailure(file))
+    }))
+
+  it.scopedLive("resolves paths inside the workspace to their real paths", () =>
+    Effect.gen(function*() {
+      const { base, ws } = yield* sandbox
+      const workspace = yield* Workspace.make(ws)
+      const read = (path: string) => workspace.resolve(path, { intent: "read" })
+      const write = (path: string) => workspace.resolve(path, { intent: "write" })
+      assert.strictEqual(yield* read("a.txt"), NodePath.join(ws, "a.txt"))
+      assert.strictEqual(yield* read("./sub/../a.txt"), NodePath.join(ws, "a.txt"))
+      assert.strictEqual(yield* read(NodePath.join(ws, "a.txt")), NodePath.join(ws, "a.txt"))
+      // Through an alias of the root, and through a link that stays inside.
+      assert.strictEqual(yield* read(NodePath.join(base, "ws-alias", "a.txt")), NodePath.join(ws, "a.txt"))
+      assert.strictEqual(yield* read("link-in/b.txt"), NodePath.join(ws, "sub", "b.txt"))
+      assert.strictEqual(yield* read("."), ws)
+      // Files that do not exist yet: the deepest existing ancestor, plus the rest.
+      assert.strictEqual(yield* write("new/deeper/c.txt"), NodePath.join(ws, "new", "deeper", "c.txt"))
+      assert.strictEqual(yield* write("link-in/new.txt"), NodePath.join(ws, "sub", "new.txt"))
+      // A dangling link whose target is inside: the write goes to the target.
+      assert.strictEqual(yield* write("dangling-in"), NodePath.join(ws, "sub", "created.txt"))
+    }))
+
+  const refusals: ReadonlyArray<{
+    readonly name: string
+    readonly path: (dirs: { readonly base: string; readonly ws: string; readonly outside: string }) => string
+    readonly intent: Workspace.Intent
+    readonly problem: Workspace.Problem
+    readonly linux?: boolean
+  }> = [
+    {
+      name: "a relative path that climbs out",
+      path: () => "../outside/canary.txt",
+      intent: "read",
+      problem: "outside"
+    },
+    {
+      name: "a climb that starts inside",
+      path: () => "sub/../../outside/canary.txt",
+      intent: "read",
+      problem: "outside"
+    },
+    {
+      name: "an absolute path outside",
+      path: ({ outside }) => NodePath.join(outside, "canary.txt"),
+      intent: "read",
+      problem: "outside"
+    },
+    {
+      name: "a sibling sharing the prefix (absolute)",
+      path: ({ base }) => NodePath.join(base, "ws-evil", "secret.txt"),
+      intent: "read",
+      problem: "outside"
+    },
+    {
+      name: "a sibling sharing the prefix (relative)",
+      path: () => "../ws-evil/secret.txt",
+      intent: "write",
+      problem: "outside"
+    },
+    { name: "an absolute system path", path: () => "/etc/passwd", intent: "read", problem: "outside" },
+    {
+      name: "/proc/self/root",
+      path: ({ outside }) => `/proc/self/root${outside}/canary.txt`,
+      intent: "read",
+      problem: "outside",
+      linux: true
+    },
+    {
+      name: "/proc/<pid>/root",
+      path: ({ outside }) => `/proc/${process.pid}/root${outside}/canary.txt`,
+      intent: "write",
+      problem: "outside",
+      linux: true
+    },
+    {
+      name: "/proc/self/cwd",
+      path: () => "/proc/self/cwd/package.json",
+      intent: "read",
+      problem: "outside",
+      linux: true
+    },
+    {
+      name: "a link inside to /proc/self/root",
+      path: ({ outside }) => `proc-root${outside}/canary.txt`,
+      intent: "read",
+      problem: "symlink",
+      linux: true
+    },
+    {
+      name: "a link inside to /proc/self/cwd",
+      path: () => "proc-cwd/package.json",
+      intent: "read",
+      problem: "symlink",
+      linux: true
+    },
+    { name: "a symlinked directory (read)", path: () => "link-out/canary.txt", intent: "read", problem: "symlink" },
+    { name: "a symlinked directory (new file)", path: () => "link-out/new.txt", intent: "write", problem: "symlink" },
+    { name: "a symlinked file", path: () => "file-link", intent: "write", problem: "symlink" },
+    { name: "a dangling link as write target", path: () => "dangling-out", intent: "write", problem: "symlink" },
+    { name: "a chain ending in a dangling link", path: () => "chain", intent: "write", problem: "symlink" },
+    { name: "a dangling link to a directory", path: () => "dangling-dir/x.txt", intent: "write", problem: "symlink" },
+    { name: "a link loop", path: () => "loop-a", intent: "read", problem: "loop" },
+    { name: "a NUL byte", path: () => "a.txt\u0000/../../outside/canary.txt", intent: "read", problem: "nul" },
+    { name: "an empty path", path: () => "", intent: "read", problem: "empty" },
+    { name: "a blank path", path: () => " \t ", intent: "write", problem: "empty" },
+    { name: "the root as a write target", path: () => ".", intent: "write", problem: "root" }
+  ]
+
+  for (const refusal of refusals) {
+    it.scopedLive.skipIf(refusal.linux === true && !hasProc)(`refuses ${refusal.name}`, () =>
+      Effect.gen(function*() {
+        const dirs = yield* sandbox
+        const workspace = yield* Workspace.make(dirs.ws)
+        const path = refusal.path(dirs)
+        const error = yield* Effect.flip(workspace.resolve(path, { intent: refusal.intent }))
+        assert.strictEqual(error._tag, "PathError")
+        assert.strictEqual(error.problem, refusal.problem)
+        // The message echoes the path as sent, but never says where a link led.
+        assert.notInclude(error.message.replace(JSON.stringify(path), ""), dirs.outside)
+        if (refusal.problem === "outside" || refusal.problem === "symlink") assert.include(error.message, dirs.ws)
+        const violation = error.toRuleViolation()
+        assert.strictEqual(violation.code, "rule_violation")
+        assert.isString(violation.fix)
+      }))
+  }
+
+  it.scopedLive("says what is wrong and how to fix it", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* sandbox
+      const workspace = yield* Workspace.make(ws)
+      const error = yield* Effect.flip(workspace.resolve("../../etc/passwd", { intent: "read" }))
+      assert.strictEqual(error.reason, `the path "../../etc/passwd" is outside the workspace ${ws}`)
+      assert.include(error.fix, "Use a path inside the workspace")
+    }))
+
+  it("isInside compares whole path components", () => {
+    assert.isTrue(Workspace.isInside("/ws", "/ws"))
+    assert.isTrue(Workspace.isInside("/ws", "/ws/a"))
+    assert.isFalse(Workspace.isInside("/ws", "/ws-evil/a"))
+    assert.isFalse(Workspace.isInside("/ws", "/w"))
+    assert.isTrue(Workspace.isInside("/", "/etc"))
+  })
+})
