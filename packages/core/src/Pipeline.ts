@@ -331,6 +331,8 @@ export const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<ToolE
       case "Transformation":
         return visit(issue.issue, path)
       case "Type":
+        // `never` only appears as the value of keys a tool does not take.
+        if (issue.ast._tag === "NeverKeyword") return push(path, "is not a parameter of this tool; remove it")
         return push(path, issue.message ?? `Expected ${expected(issue.ast)}, actual ${formatActual(issue.actual)}`)
       case "Forbidden":
         return push(path, "cannot be checked here")

@@ -154,6 +154,13 @@ export interface Options<Input, Output, Failure, R, R2> {
   readonly resources?: ((input: Input) => ReadonlyArray<ResourceLocks.Resource>) | undefined
   /** What a call acts on (a command, a path, a URL), for permission rules such as `Edit(src/**)`. */
   readonly subject?: ((input: Input) => Policy.Subject) | undefined
+  /**
+   * The JSON Schema the model is shown, when it cannot be derived from
+   * `parameters`: a tool whose schema comes from elsewhere (an MCP server,
+   * another library) validates with a Schema of its own and shows the
+   * original. Default: derived from `parameters`.
+   */
+  readonly inputSchema?: JSONSchema.JsonSchema7 | undefined
   /** Business rules the schema cannot express; runs after decoding, before authorization. */
   readonly validate?: ((input: Input) => Effect.Effect<void, ToolError.RuleViolation, R2>) | undefined
   readonly handler: (input: Input, context: Context) => Effect.Effect<Output, Failure, R>
@@ -189,12 +196,16 @@ export const make = <
 ): Tool<Name, ParametersType<P>, Output, Failure, R | R2> => {
   const parameters = (Schema.isSchema(options.parameters)
     ? options.parameters
+    : Object.keys(options.parameters).length === 0
+    // `Schema.Struct({})` means "any non-null value": a tool without
+    // parameters takes exactly an empty object.
+    ? Schema.Struct({}, Schema.Record({ key: Schema.String, value: Schema.Never }))
     : Schema.Struct(options.parameters as Schema.Struct.Fields)) as unknown as Schema.Schema<
       ParametersType<P>,
       any
     >
   const readOnly = options.readOnly ?? defaults.readOnly
-  let inputSchema: JSONSchema.JsonSchema7 | undefined
+  let inputSchema: JSONSchema.JsonSchema7 | undefined = options.inputSchema
   const success = options.success
   return {
     name,

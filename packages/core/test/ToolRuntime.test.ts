@@ -679,6 +679,27 @@ describe("ToolRuntime", () => {
       )
     }))
 
+  it.effect("a tool without parameters takes exactly an empty object, and shows the model a closed object", () =>
+    Effect.gen(function*() {
+      const ping = Tool.make("ping", {
+        description: "pings",
+        parameters: {},
+        readOnly: true,
+        handler: () => Effect.succeed("pong")
+      })
+      assert.deepStrictEqual(ping.inputSchema, {
+        type: "object",
+        required: [],
+        properties: {},
+        additionalProperties: false
+      })
+      const runtime = yield* runtimeWith([ping])
+      const [ok, extra] = yield* runtime.runTurn([call("1", "ping", {}), call("2", "ping", { verbose: true })])
+      assert.isFalse(ok!.isError)
+      assert.strictEqual(extra!.error?.code, "invalid_arguments")
+      assert.include(ToolResult.text(extra!), "- verbose: is not a parameter of this tool; remove it")
+    }))
+
   it.effect("calls that are not call objects still get results", () =>
     Effect.gen(function*() {
       const runtime = yield* runtimeWith([echo])
