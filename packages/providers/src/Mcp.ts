@@ -1,0 +1,224 @@
+/**
+ * The Model Context Protocol, server side: a `tools/call` request in, a
+ * `CallToolResult` out (content blocks, `isError`, `structuredContent`),
+ * and the `tools/list` entries with annotations derived from what the
+ * registry knows about each tool.
+ *
+ * A tool error is a result with `isError: true`, never a protocol error:
+ * the spec asks for that so the model can see the error and correct itself,
+ * which is what every core error result is for.
+ *
+ * The types come from `@modelcontextprotocol/sdk`'s copy of the spec
+ * (`spec.types`, a development dependency, used in type positions only).
+ *
+ * @since 0.1.0
+ */
+import type * as McpSpec from "@modelcontextprotocol/sdk/spec.types.js"
+import type * as Registry from "@tool-runtime/core/Registry"
+import type * as Tool from "@tool-runtime/core/Tool"
+import type * as ToolCall from "@tool-runtime/core/ToolCall"
+import type * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as Media from "./Media.js"
+import * as Wire from "./Wire.js"
+
+const request = Wire.fields<McpSpec.CallToolRequest>()
+const params = Wire.fields<McpSpec.CallToolRequestParams>()
+const resultField = Wire.fields<McpSpec.CallToolResult>()
+const textField = Wire.fields<McpSpec.TextContent>()
+const imageField = Wire.fields<McpSpec.ImageContent>()
+const resourceField = Wire.fields<McpSpec.EmbeddedResource>()
+const blobField = Wire.fields<McpSpec.BlobResourceContents>()
+
+/**
+ * Reads a `tools/call` request. Its JSON-RPC id becomes the call id (a
+ * number as its decimal text): the result is paired with the request by it.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeCall = (payload: unknown): Wire.Decoded => {
+  const collector = new Wire.Collector("mcp")
+  if (!Wire.isRecord(payload)) {
+    collector.issue("", `expected a tools/call request, got ${Wire.kindOf(payload)}`)
+    return collector.done()
+  }
+  const method = request(payload, "method")
+  if (method !== "tools/call") {
+    collector.issue("method", "expected a tools/call request")
+    return collector.done()
+  }
+  const raw = request(payload, "id")
+  const id = typeof raw === "number" && Number.isFinite(raw) ? String(raw) : raw
+  if (!Wire.isId(id)) {
+    collector.issue("id", Wire.missingId("id"))
+    return collector.done()
+  }
+  const body = request(payload, "params")
+  if (!Wire.isRecord(body)) {
+    collector.call(id, "", undefined)
+    return collector.done()
+  }
+  collector.call(id, params(body, "name"), params(body, "arguments"))
+  return collector.done()
+}
+
+/**
+ * A `tools/call` request for a call, for clients and round trips.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeCall = (call: ToolCall.Input): McpSpec.CallToolRequest => ({
+  jsonrpc: "2.0",
+  id: call.id,
+  method: "tools/call",
+  params: {
+    name: call.name,
+    ...(call.input === undefined ? {} : { arguments: call.input as Record<string, unknown> })
+  }
+})
+
+const contentBlock = (block: ToolResult.ContentBlock, uri: string): McpSpec.ContentBlock => {
+  if (block._tag === "text") return { type: "text", text: block.text }
+  switch (Media.kind(block.mediaType)) {
+    case "image":
+      return { type: "image", data: block.data, mimeType: block.mediaType }
+    case "audio":
+      return { type: "audio", data: block.data, mimeType: block.mediaType }
+    default:
+      return { type: "resource", resource: { uri, mimeType: block.mediaType, blob: block.data } }
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface EncodeOptions {
+  /**
+   * Also send a successful result whose text is one JSON object as
+   * `structuredContent` (the text stays, as the spec asks). Default `true`.
+   */
+  readonly structured?: boolean | undefined
+}
+
+const structuredOf = (result: ToolResult.ToolResult): Record<string, unknown> | undefined => {
+  const [only, ...rest] = result.content
+  if (result.isError || only === undefined || rest.length > 0 || only._tag !== "text") return undefined
+  // Truncated or untrusted-marked output is not the JSON the tool returned.
+  if (result.meta.truncation !== undefined || result.meta.untrusted === true) return undefined
+  const parsed = Wire.parseJson(only.text)
+  return parsed._tag === "Right" && Wire.isRecord(parsed.right) ? parsed.right as Record<string, unknown> : undefined
+}
+
+/**
+ * The `CallToolResult` of one result. Images and audio are content blocks
+ * of their own; other binary content (a PDF) is an embedded resource.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeResult = (result: ToolResult.ToolResult, options?: EncodeOptions): McpSpec.CallToolResult => {
+  const structured = options?.structured === false ? undefined : structuredOf(result)
+  return {
+    content: result.content.map((block, i) =>
+      contentBlock(block, `tool-runtime:result/${encodeURIComponent(result.callId)}/${i}`)
+    ),
+    ...(result.isError ? { isError: true } : {}),
+    ...(structured === undefined ? {} : { structuredContent: structured })
+  }
+}
+
+const returnedBlock = (block: Readonly<Record<string, unknown>>): ToolResult.ContentBlock | undefined => {
+  switch (block.type) {
+    case "text": {
+      const text = textField(block, "text")
+      return typeof text === "string" ? { _tag: "text", text } : undefined
+    }
+    case "image":
+    case "audio": {
+      const data = imageField(block, "data")
+      const mimeType = imageField(block, "mimeType")
+      return typeof data === "string" && typeof mimeType === "string"
+        ? { _tag: "image", mediaType: mimeType, data }
+        : undefined
+    }
+    case "resource": {
+      const resource = resourceField(block, "resource")
+      if (!Wire.isRecord(resource)) return undefined
+      const blob = blobField(resource, "blob")
+      const mimeType = blobField(resource, "mimeType")
+      return typeof blob === "string" && typeof mimeType === "string"
+        ? { _tag: "image", mediaType: mimeType, data: blob }
+        : undefined
+    }
+  }
+  return undefined
+}
+
+/**
+ * Reads a `CallToolResult` back.
+ *
+ * @since 0.1.0
+ * @category decoding
+ */
+export const decodeResult = (payload: unknown, callId: string): {
+  readonly result: Wire.Returned | undefined
+  readonly error: Wire.Decoded["error"]
+} => {
+  const collector = new Wire.Collector("mcp")
+  if (!Wire.isRecord(payload)) {
+    collector.issue("", `expected a CallToolResult, got ${Wire.kindOf(payload)}`)
+    return { result: undefined, error: collector.error }
+  }
+  const content: Array<ToolResult.ContentBlock> = []
+  collector.items(resultField(payload, "content"), "content", (block, at) => {
+    const decoded = returnedBlock(block)
+    if (decoded === undefined) collector.issue(at, "a content block this package cannot read")
+    else content.push(decoded)
+  })
+  return {
+    result: { callId, content, isError: resultField(payload, "isError") === true },
+    error: collector.error
+  }
+}
+
+/**
+ * The hints MCP clients read, from what the registry knows: read-only
+ * tools change nothing (so repeating them is harmless); other tools may
+ * destroy unless their risk is low, and are not assumed idempotent; tools
+ * whose output comes from outside the system (`untrusted`) reach an open
+ * world. These are hints for clients, not guarantees, as the spec says.
+ *
+ * @since 0.1.0
+ * @category definitions
+ */
+export const annotations = (tool: Tool.Any): McpSpec.ToolAnnotations =>
+  tool.readOnly
+    ? { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.untrusted }
+    : {
+      readOnlyHint: false,
+      destructiveHint: tool.risk !== "low",
+      idempotentHint: false,
+      openWorldHint: tool.untrusted
+    }
+
+/**
+ * The `tools/list` entries: the definitions the registry shows (all of
+ * them, or those a `ToolSearch` view has loaded), with annotations.
+ *
+ * @since 0.1.0
+ * @category definitions
+ */
+export const toolDefinitions = (
+  source: Pick<Registry.Service, "definitions" | "get">
+): Array<McpSpec.Tool> =>
+  source.definitions.map((definition) => {
+    const entry = source.get(definition.name)
+    return {
+      name: definition.name,
+      description: definition.description,
+      inputSchema: { ...Wire.objectSchema(definition.inputSchema), type: "object" },
+      ...(entry === undefined ? {} : { annotations: annotations(entry.tool) })
+    }
+  })
