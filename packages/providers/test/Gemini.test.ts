@@ -140,7 +140,7 @@ describe("Gemini", () => {
       }))
     })
     assert.deepStrictEqual(tools[0]?.functionDeclarations?.map((d) => d.parametersJsonSchema), [
-      { type: "object", properties: {} },
+      { type: "object", required: [], properties: {}, additionalProperties: false },
       {
         type: "object",
         required: ["brightness"],

@@ -205,9 +205,8 @@ export const expectedCodes = (calls: ReadonlyArray<GenCall>): ReadonlyArray<stri
     if (call.name === "") return "malformed_call"
     if (call.args === "malformed") return "malformed_arguments"
     if (call.name === "no_such_tool") return "unknown_tool"
-    // A tool without parameters accepts any object: the core decodes them with
-    // `Schema.Struct({})`, which does not refuse extra keys.
-    if (call.args === "invalid" && call.name !== "picture" && call.name !== "fail_tool") return "invalid_arguments"
+    // Every tool refuses keys it does not take, parameterless ones included.
+    if (call.args === "invalid") return "invalid_arguments"
     if (call.name === "fail_tool") return "tool_failed"
     return undefined
   })
