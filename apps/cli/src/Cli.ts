@@ -7,10 +7,11 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Demo from "./commands/Demo.js"
+import * as Permissions from "./commands/Permissions.js"
 
 const root = Command.make("tool-runtime").pipe(
   Command.withDescription("Runs the tool calls an LLM emits through typed stages; every call yields one result."),
-  Command.withSubcommands([Demo.command])
+  Command.withSubcommands([Demo.command, Permissions.command])
 )
 
 /**

@@ -62,7 +62,12 @@ export type Verdict =
  * @category models
  */
 export interface Service {
-  readonly authorize: (request: Request) => Effect.Effect<Verdict, ToolError.PermissionDenied>
+  /**
+   * Fails with `HookFailed` when a hook the policy runs before the call
+   * fails or hangs: the call does not run, and the model is told the
+   * environment, not its call, is at fault.
+   */
+  readonly authorize: (request: Request) => Effect.Effect<Verdict, ToolError.PermissionDenied | ToolError.HookFailed>
 }
 
 /**

@@ -1,0 +1,717 @@
+/**
+ * The permission engine: core's `Policy`, built from rules, a mode, hooks
+ * and a person to ask. The runtime calls it after validation, so nobody is
+ * ever asked to approve an invalid call.
+ *
+ * A call is decided by the first of these that has an answer:
+ *
+ * 1. before-call hooks run (they may rewrite the input; the rest of the
+ *    evaluation sees the rewritten call);
+ * 2. deny rules: a match denies, whatever a hook, the mode or the person
+ *    would say;
+ * 3. a hook's deny, then a hook's allow;
+ * 4. ask rules (and a hook's ask): the call is asked about;
+ * 5. the mode: it may allow (reads, edits in `acceptEdits`, everything in
+ *    `bypassPermissions`) or deny (writes in `plan`);
+ * 6. allow rules, those of the settings and those the person added with
+ *    "always allow" in this session;
+ * 7. the person, through the `Approver`. What asking means depends on the
+ *    mode: `dontAsk` denies, `bypassPermissions` allows, `plan` denies
+ *    writes; with no one to ask, the call is denied and the model is told
+ *    why.
+ *
+ * A shell command made of several commands (`a && b`, `a | b`, `$(...)`,
+ * subshells) is allowed by rules only if every command in it is, and is
+ * denied if any is. "Always allow" stores exactly the rules the person was
+ * shown: one exact rule per command not yet allowed, never a rule for the
+ * compound as a whole, and none at all when the command could not be read
+ * with certainty.
+ *
+ * Every decision is reported to `onDecision` and recorded on a span, with
+ * the arguments redacted.
+ *
+ * @since 0.1.0
+ */
+import * as Policy from "@tool-runtime/core/Policy"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import * as StableJson from "@tool-runtime/core/StableJson"
+import type * as Tool from "@tool-runtime/core/Tool"
+import * as ToolError from "@tool-runtime/core/ToolError"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Approver from "./Approver.js"
+import * as Mode from "./Mode.js"
+import * as PermissionAudit from "./PermissionAudit.js"
+import * as PermissionHooks from "./PermissionHooks.js"
+import * as Rule from "./Rule.js"
+import type * as Settings from "./Settings.js"
+import * as ShellCommand from "./ShellCommand.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Config {
+  /** Relative paths and path rules resolve against it. */
+  readonly workspaceRoot: string
+  /** Where `~/` in path rules points. Rules that use `~` fail to load without it. */
+  readonly homeDirectory?: string | undefined
+  /** Default: `default`. */
+  readonly mode?: Mode.Mode | undefined
+  readonly allow?: ReadonlyArray<string | Rule.Rule> | undefined
+  readonly ask?: ReadonlyArray<string | Rule.Rule> | undefined
+  readonly deny?: ReadonlyArray<string | Rule.Rule> | undefined
+  /**
+   * Registry names each rule name stands for, merged over {@link defaultTools}
+   * (a key given here replaces that key). A rule may always use a registry
+   * name directly.
+   */
+  readonly tools?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
+  readonly hooks?: ReadonlyArray<PermissionHooks.Before> | undefined
+  readonly onDecision?: PermissionAudit.Listener | undefined
+}
+
+/**
+ * The rule names users know, mapped to the registry names of the node
+ * package's tools and the usual names of shell and fetch tools.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const defaultTools: Readonly<Record<string, ReadonlyArray<string>>> = {
+  Bash: ["bash", "shell", "run_command"],
+  Read: ["read_file", "list_directory", "glob", "grep"],
+  Edit: ["write_file", "edit_file"],
+  Write: ["write_file"],
+  WebFetch: ["web_fetch", "fetch_url"]
+}
+
+/**
+ * An engine configuration from loaded settings; `options` adds what a
+ * settings file does not say (the workspace, hooks, a listener) and may
+ * override the mode (a command-line flag).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const configFromSettings = (
+  settings: Settings.Settings,
+  options: Omit<Config, "allow" | "ask" | "deny">
+): Config => ({
+  ...options,
+  mode: options.mode ?? settings.defaultMode,
+  allow: settings.allow,
+  ask: settings.ask,
+  deny: settings.deny
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service extends Policy.Service {
+  readonly mode: Effect.Effect<Mode.Mode>
+  readonly setMode: (mode: Mode.Mode) => Effect.Effect<void>
+  /** The rules "always allow" answers stored in this session, as they were displayed. */
+  readonly sessionRules: Effect.Effect<ReadonlyArray<string>>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Engine extends Context.Tag("@tool-runtime/permissions/Engine")<Engine, Service>() {}
+
+// ---------------------------------------------------------------------------
+// rules, compiled
+// ---------------------------------------------------------------------------
+
+interface Compiled {
+  readonly rule: Rule.Rule
+  readonly text: string
+  readonly command: Either.Either<Rule.CommandPattern, string> | undefined
+  readonly path: Either.Either<RegExp, string> | undefined
+  readonly domain: Either.Either<(host: string) => boolean, string> | undefined
+}
+
+const compile = (rule: Rule.Rule, location: Rule.Location): Either.Either<Compiled, Rule.InvalidRule> => {
+  const text = Rule.print(rule)
+  const specifier = rule.specifier
+  if (specifier === undefined) {
+    return Either.right({ rule, text, command: undefined, path: undefined, domain: undefined })
+  }
+  const path = Rule.pathPattern(specifier, location)
+  // Rules meant for paths must resolve now: a deny rule that silently never
+  // matched would be worse than a settings error.
+  if (Rule.pathRuleNames.has(rule.tool) && Either.isLeft(path)) {
+    return Either.left(new Rule.InvalidRule({ rule: text, reason: path.left }))
+  }
+  return Either.right({
+    rule,
+    text,
+    command: Rule.commandPattern(specifier),
+    path,
+    domain: specifier.startsWith("domain:") ? Rule.domainPattern(specifier) : Either.left("not a domain rule")
+  })
+}
+
+const compileAll = (
+  rules: ReadonlyArray<string | Rule.Rule> | undefined,
+  location: Rule.Location
+): Either.Either<ReadonlyArray<Compiled>, Rule.InvalidRule> =>
+  Either.all(
+    (rules ?? []).map((rule) =>
+      Either.flatMap(typeof rule === "string" ? Rule.parse(rule) : Either.right(rule), (r) => compile(r, location))
+    )
+  )
+
+// ---------------------------------------------------------------------------
+// what a call acts on, analysed once
+// ---------------------------------------------------------------------------
+
+type Target =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Command"; readonly command: string; readonly parsed: ShellCommand.Parsed }
+  | {
+    readonly _tag: "Path"
+    readonly path: string
+    readonly access: "read" | "write"
+    readonly inside: boolean
+  }
+  | { readonly _tag: "Url"; readonly url: string; readonly host: string | undefined }
+
+const analyse = (subject: Policy.Subject, location: Rule.Location): Target => {
+  switch (subject._tag) {
+    case "None":
+      return subject
+    case "Command":
+      return { _tag: "Command", command: subject.command, parsed: ShellCommand.parse(subject.command) }
+    case "Path": {
+      const path = Rule.resolve(subject.path, location)
+      return { _tag: "Path", path, access: subject.access, inside: Rule.isInside(path, location.workspaceRoot) }
+    }
+    case "Url":
+      return { _tag: "Url", url: subject.url, host: Rule.hostOf(subject.url) }
+  }
+}
+
+const factsOf = (tool: Tool.Any, target: Target): Mode.Facts => ({
+  readOnly: tool.readOnly,
+  risk: tool.risk,
+  edit: target._tag === "Path" && target.access === "write" ? (target.inside ? "inside" : "outside") : undefined,
+  readsOutside: target._tag === "Path" && target.access === "read" && !target.inside
+})
+
+interface Match {
+  readonly rule: string
+  /** What of the call matched, for the reason given to the model. */
+  readonly detail: string | undefined
+}
+
+/**
+ * Deny and ask rules: where the engine cannot tell (the tool does not say
+ * what it acts on, the URL does not parse), the rule applies.
+ */
+const restrictiveMatch = (rule: Compiled, target: Target): Match | undefined => {
+  if (rule.rule.specifier === undefined) return { rule: rule.text, detail: undefined }
+  switch (target._tag) {
+    case "None":
+      return { rule: rule.text, detail: "the tool does not say what the call acts on, so the rule applies" }
+    case "Command": {
+      const pattern = rule.command
+      if (pattern === undefined || Either.isLeft(pattern)) return { rule: rule.text, detail: undefined }
+      for (const part of target.parsed.parts) {
+        for (const words of ShellCommand.views(part)) {
+          if (Rule.matchesCommand(pattern.right, words)) {
+            return {
+              rule: rule.text,
+              detail: target.parsed.parts.length > 1 ? `it matches the command ${part.text}` : undefined
+            }
+          }
+        }
+      }
+      return undefined
+    }
+    case "Path":
+      return rule.path === undefined || Either.isLeft(rule.path) || rule.path.right.test(target.path)
+        ? { rule: rule.text, detail: undefined }
+        : undefined
+    case "Url":
+      return target.host === undefined || rule.domain === undefined || Either.isLeft(rule.domain) ||
+          rule.domain.right(target.host)
+        ? { rule: rule.text, detail: target.host === undefined ? "the URL has no host" : undefined }
+        : undefined
+  }
+}
+
+/** Allow rules covering one exact command, path or URL; `undefined` when none does. */
+const allowingRule = (rules: ReadonlyArray<Compiled>, target: Target, words?: ReadonlyArray<string>) =>
+  rules.find((rule) => {
+    if (rule.rule.specifier === undefined) return true
+    switch (target._tag) {
+      case "None":
+        return false
+      case "Command":
+        return rule.command !== undefined && Either.isRight(rule.command) && words !== undefined &&
+          Rule.matchesCommand(rule.command.right, words)
+      case "Path":
+        return rule.path !== undefined && Either.isRight(rule.path) && rule.path.right.test(target.path)
+      case "Url":
+        return target.host !== undefined && rule.domain !== undefined && Either.isRight(rule.domain) &&
+          rule.domain.right(target.host)
+    }
+  })
+
+/**
+ * Allow rules: the call is allowed only when the engine is sure. A command
+ * line is allowed when it parsed with certainty and every command in it is
+ * allowed by some rule. Returns the rules that allowed it.
+ */
+const allowMatch = (rules: ReadonlyArray<Compiled>, target: Target): ReadonlyArray<string> | undefined => {
+  if (rules.length === 0) return undefined
+  const whole = rules.find((rule) => rule.rule.specifier === undefined)
+  if (whole !== undefined) return [whole.text]
+  if (target._tag !== "Command") {
+    const rule = allowingRule(rules, target)
+    return rule === undefined ? undefined : [rule.text]
+  }
+  if (!ShellCommand.isCertain(target.parsed) || target.parsed.parts.length === 0) return undefined
+  const used = new Set<string>()
+  for (const part of target.parsed.parts) {
+    const rule = allowingRule(rules, target, part.words)
+    if (rule === undefined) return undefined
+    used.add(rule.text)
+  }
+  return [...used]
+}
+
+/**
+ * The rules "always allow" would store: the narrowest rule naming exactly
+ * what the call acts on, by its registry name. For a command line, one exact
+ * rule per command not yet allowed, and none at all unless every command
+ * was read with certainty.
+ */
+const suggest = (
+  tool: Tool.Any,
+  target: Target,
+  allowed: ReadonlyArray<Compiled>,
+  location: Rule.Location
+): ReadonlyArray<string> => {
+  const exact = (specifier: string | undefined): ReadonlyArray<string> => {
+    const rule = { tool: tool.name, specifier }
+    // Only what parses back to itself is offered: the stored rule is the shown one.
+    const parsed = Rule.parse(Rule.print(rule))
+    return Either.isRight(parsed) && Rule.print(parsed.right) === Rule.print(rule) ? [Rule.print(rule)] : []
+  }
+  switch (target._tag) {
+    case "None":
+      return exact(undefined)
+    case "Path":
+      return exact(Rule.exactPathSpecifier(target.path, location))
+    case "Url":
+      return target.host === undefined ? [] : exact(`domain:${target.host}`)
+    case "Command": {
+      const parsed = target.parsed
+      if (!ShellCommand.isCertain(parsed) || parsed.parts.some((part) => part.substitutes)) return []
+      const rules = new Set<string>()
+      for (const part of parsed.parts) {
+        if (allowingRule(allowed, target, part.words) !== undefined) continue
+        const rule = exact(part.text)
+        if (rule.length === 0) return []
+        rules.add(rule[0]!)
+      }
+      return [...rules]
+    }
+  }
+}
+
+const describeSubject = (target: Target): string | undefined => {
+  switch (target._tag) {
+    case "None":
+      return undefined
+    case "Command":
+      return `command: ${target.command}`
+    case "Path":
+      return `${target.access === "write" ? "writes" : "reads"} ${target.path}`
+    case "Url":
+      return `url: ${target.url}`
+  }
+}
+
+const maxInputChars = 2_000
+
+// ---------------------------------------------------------------------------
+// the engine
+// ---------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  config: Config
+): Effect.Effect<Service, Rule.InvalidRule, Redactor.Redactor | Approver.Approver> =>
+  Effect.gen(function*() {
+    const redactor = yield* Redactor.Redactor
+    const approver = yield* Approver.Approver
+    const location: Rule.Location = {
+      workspaceRoot: Rule.normalize(config.workspaceRoot),
+      homeDirectory: config.homeDirectory
+    }
+    const denyRules = yield* compileAll(config.deny, location)
+    const askRules = yield* compileAll(config.ask, location)
+    const allowRules = yield* compileAll(config.allow, location)
+    const aliases = new Map(
+      Object.entries({ ...defaultTools, ...config.tools }).map(([name, tools]) => [name, new Set(tools)])
+    )
+    const hooks = config.hooks ?? []
+    const modeRef = yield* Ref.make<Mode.Mode>(config.mode ?? "default")
+    const session = yield* Ref.make<ReadonlyArray<Compiled>>([])
+    // One question at a time: a terminal cannot show two prompts at once, and
+    // an answer may make the next question unnecessary.
+    const asking = yield* Effect.makeSemaphore(1)
+
+    const redact = (text: string) => redactor.redact(text).text
+    const forTool = (rules: ReadonlyArray<Compiled>, name: string) =>
+      rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases))
+
+    const authorize = (request: Policy.Request) =>
+      Effect.gen(function*() {
+        const mode = yield* Ref.get(modeRef)
+        const tool = request.tool
+        const trail: Array<string> = []
+        const inputText = (input: unknown) => {
+          const text = redact(StableJson.stringify(input))
+          return text.length > maxInputChars ? `${text.slice(0, maxInputChars)}… (${text.length} characters)` : text
+        }
+
+        const record = (
+          outcome: "allow" | "deny",
+          decidedBy: PermissionAudit.DecidedBy,
+          reason: string,
+          details: {
+            readonly input: unknown
+            readonly target: Target | undefined
+            readonly rewritten: boolean
+            readonly asked?: boolean
+            readonly stored?: ReadonlyArray<string>
+          }
+        ) =>
+          Effect.gen(function*() {
+            const subject = details.target === undefined ? undefined : describeSubject(details.target)
+            const decision: PermissionAudit.Decision = {
+              callId: redact(request.callId),
+              toolName: tool.name,
+              outcome,
+              rewritten: details.rewritten,
+              decidedBy,
+              reason: redact(reason),
+              trail: trail.map(redact),
+              mode,
+              asked: details.asked ?? false,
+              stored: (details.stored ?? []).map(redact),
+              subject: subject === undefined ? undefined : redact(subject),
+              input: inputText(details.input),
+              at: yield* Clock.currentTimeMillis
+            }
+            yield* Effect.annotateCurrentSpan({
+              "permission.outcome": decision.outcome,
+              "permission.decided_by": decision.decidedBy._tag,
+              "permission.rule": decidedByRule(decidedBy),
+              "permission.reason": decision.reason,
+              "permission.asked": decision.asked,
+              "permission.rewritten": decision.rewritten,
+              "permission.subject": decision.subject ?? "",
+              "permission.input": decision.input
+            })
+            if (config.onDecision !== undefined) {
+              // A broken listener must not turn a decision into a crash of the turn.
+              yield* Effect.catchAllCause(
+                config.onDecision(decision),
+                (cause) => Effect.logWarning("the permission audit listener failed", cause)
+              )
+            }
+          })
+
+        const denied = (
+          decidedBy: PermissionAudit.DecidedBy,
+          reason: string,
+          details: { readonly input: unknown; readonly target: Target | undefined; readonly asked?: boolean },
+          stopTurn?: boolean
+        ) =>
+          Effect.zipRight(
+            record("deny", decidedBy, reason, { ...details, rewritten: false }),
+            Effect.fail(
+              new ToolError.PermissionDenied({
+                toolName: tool.name,
+                reason: redact(reason),
+                decidedBy: redact(PermissionAudit.describe(decidedBy)),
+                ...(stopTurn === true ? { stopTurn: true } : {})
+              })
+            )
+          )
+
+        // 1. Before-call hooks: what follows judges the call as they left it.
+        const before = yield* PermissionHooks.runBefore(hooks, request).pipe(
+          Effect.tapError((error) =>
+            record("deny", { _tag: "Hook", hook: error.hook }, error.message, {
+              input: request.input,
+              target: undefined,
+              rewritten: false
+            })
+          )
+        )
+        const verdict = (notes: ReadonlyArray<string>, input: unknown, rewritten: boolean): Policy.Verdict =>
+          rewritten ? { _tag: "Rewrite", input, note: notes.join("; ") } : Policy.allow
+        const allowed = (
+          decidedBy: PermissionAudit.DecidedBy,
+          reason: string,
+          target: Target,
+          extra?: { readonly asked?: boolean; readonly stored?: ReadonlyArray<string> }
+        ) =>
+          Effect.as(
+            record("allow", decidedBy, reason, {
+              input: before.input,
+              target,
+              rewritten: before.rewritten,
+              ...extra
+            }),
+            verdict(before.notes, before.input, before.rewritten)
+          )
+
+        if (Either.isLeft(before.decoded)) {
+          // The runtime validates a rewritten input before it runs, and this one
+          // does not decode: it will be rejected, so there is nothing to decide.
+          return yield* Effect.as(
+            record("allow", { _tag: "Hook", hook: "before-call hooks" }, "the rewritten input is invalid", {
+              input: before.input,
+              target: undefined,
+              rewritten: true
+            }),
+            verdict(before.notes, before.input, true)
+          )
+        }
+
+        const target = analyse(before.subject, location)
+        const facts = factsOf(tool, target)
+        const checkDeny = (t: Target) => {
+          for (const rule of forTool(denyRules, tool.name)) {
+            const match = restrictiveMatch(rule, t)
+            if (match !== undefined) return match
+          }
+          return undefined
+        }
+
+        // 2. Deny rules win over everything that follows, hooks included.
+        const denyMatch = checkDeny(target)
+        if (denyMatch !== undefined) {
+          return yield* denied(
+            { _tag: "Rule", list: "deny", rules: [denyMatch.rule] },
+            `the deny rule ${denyMatch.rule} forbids it${
+              denyMatch.detail === undefined ? "" : ` (${denyMatch.detail})`
+            }`,
+            { input: before.input, target }
+          )
+        }
+
+        // 3. Hooks that decided.
+        const hook = before.decision
+        if (hook._tag === "Deny") {
+          return yield* denied(
+            { _tag: "Hook", hook: hook.hook },
+            `the ${hook.hook} hook denied it: ${hook.reason}`,
+            { input: before.input, target },
+            hook.stopTurn
+          )
+        }
+        if (hook._tag === "Allow") return yield* allowed({ _tag: "Hook", hook: hook.hook }, hook.reason, target)
+
+        const askPerson = (why: string, offer: boolean) =>
+          Effect.gen(function*() {
+            const answer = Mode.onAsk(mode, facts)
+            if (answer._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, answer.reason, target)
+            if (answer._tag === "Deny") {
+              return yield* denied({ _tag: "Mode", mode }, answer.reason, { input: before.input, target })
+            }
+            return yield* asking.withPermits(1)(Effect.gen(function*() {
+              if (offer) {
+                // Another call's "always allow" may have covered this one while it waited.
+                const rules = allowMatch(forTool(yield* Ref.get(session), tool.name), target)
+                if (rules !== undefined) {
+                  return yield* allowed(
+                    { _tag: "Rule", list: "session", rules },
+                    "allowed for the session by the person",
+                    target
+                  )
+                }
+              }
+              const suggested = offer
+                ? suggest(tool, target, forTool([...allowRules, ...(yield* Ref.get(session))], tool.name), location)
+                : []
+              // A rule that would hold a secret is not offered: it would be shown,
+              // stored and logged, and redacting it would make it match nothing.
+              const rules = suggested.some((rule) => redactor.redact(rule).count > 0) ? [] : suggested
+              const subject = describeSubject(target)
+              const prompt: Approver.Prompt = {
+                callId: redact(request.callId),
+                toolName: tool.name,
+                description: tool.description,
+                risk: tool.risk,
+                readOnly: tool.readOnly,
+                input: inputText(before.input),
+                subject: subject === undefined ? undefined : redact(subject),
+                reason: redact(why),
+                rules
+              }
+              trail.push(`asked: ${why}`)
+              const reply = yield* approver.ask(prompt).pipe(
+                // A prompt that crashes is no one to ask: the call is denied, the turn goes on.
+                Effect.catchAllDefect(() =>
+                  Effect.fail(new Approver.Unavailable({ reason: "the approval prompt failed" }))
+                ),
+                Effect.either
+              )
+              if (Either.isLeft(reply)) {
+                return yield* denied(
+                  { _tag: "NoApprover" },
+                  `it needs approval (${why}) and ${reply.left.reason}. Use tools the permission rules allow, or tell the user what you need`,
+                  { input: before.input, target }
+                )
+              }
+              const answer = reply.right
+              switch (answer._tag) {
+                case "AllowOnce":
+                  return yield* allowed(
+                    { _tag: "Approver", answer: "allow_once" },
+                    "the person allowed it once",
+                    target,
+                    { asked: true }
+                  )
+                case "AllowAlways": {
+                  // Exactly the displayed rules: nothing the person did not see.
+                  const stored = yield* compileAll(rules, location).pipe(Effect.orDie)
+                  yield* Ref.update(session, (current) => {
+                    const known = new Set(current.map((rule) => rule.text))
+                    return [...current, ...stored.filter((rule) => !known.has(rule.text))]
+                  })
+                  return yield* allowed(
+                    { _tag: "Approver", answer: rules.length === 0 ? "allow_once" : "allow_always" },
+                    rules.length === 0
+                      ? "the person allowed it (no rule could be stored for it)"
+                      : `the person allowed it always: ${rules.join(", ")}`,
+                    target,
+                    { asked: true, stored: rules }
+                  )
+                }
+                case "AllowWithInput": {
+                  const note = answer.note === undefined || answer.note === ""
+                    ? "the person approving the call changed it"
+                    : `the person approving the call changed it: ${answer.note}`
+                  const decoded = tool.decode(answer.input)
+                  // A changed input is checked against the deny rules again:
+                  // deny wins over the person too. One that does not decode is
+                  // rejected by the runtime's validation before it runs.
+                  const changed = Either.isRight(decoded) ? analyse(tool.subject(decoded.right), location) : undefined
+                  const match = changed === undefined ? undefined : checkDeny(changed)
+                  if (match !== undefined) {
+                    return yield* denied(
+                      { _tag: "Rule", list: "deny", rules: [match.rule] },
+                      `the deny rule ${match.rule} forbids the changed input${
+                        match.detail === undefined ? "" : ` (${match.detail})`
+                      }`,
+                      { input: answer.input, target: changed, asked: true }
+                    )
+                  }
+                  yield* record("allow", { _tag: "Approver", answer: "allow_with_input" }, note, {
+                    input: answer.input,
+                    target: changed,
+                    rewritten: true,
+                    asked: true
+                  })
+                  return verdict([...before.notes, note], answer.input, true)
+                }
+                case "Deny":
+                  return yield* denied(
+                    { _tag: "Approver", answer: "deny" },
+                    answer.message.trim() === "" ? "the user denied it" : `the user denied it: ${answer.message}`,
+                    { input: before.input, target, asked: true },
+                    answer.stopTurn
+                  )
+              }
+            }))
+          })
+
+        // 4. Ask rules, and hooks that want a person to decide.
+        for (const rule of forTool(askRules, tool.name)) {
+          const match = restrictiveMatch(rule, target)
+          if (match !== undefined) {
+            trail.push(`ask rule ${match.rule}`)
+            return yield* askPerson(
+              `the ask rule ${match.rule} matches${match.detail === undefined ? "" : ` (${match.detail})`}`,
+              false
+            )
+          }
+        }
+        if (hook._tag === "Ask") {
+          trail.push(`hook ${hook.hook}`)
+          return yield* askPerson(`the ${hook.hook} hook asks: ${hook.reason}`, false)
+        }
+
+        // 5. The mode.
+        const step = Mode.decide(mode, facts)
+        if (step._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, step.reason, target)
+        if (step._tag === "Deny") {
+          return yield* denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
+        }
+
+        // 6. Allow rules, then those stored this session.
+        const byRule = allowMatch(forTool(allowRules, tool.name), target)
+        if (byRule !== undefined) {
+          return yield* allowed({ _tag: "Rule", list: "allow", rules: byRule }, "an allow rule matches", target)
+        }
+        const bySession = allowMatch(forTool(yield* Ref.get(session), tool.name), target)
+        if (bySession !== undefined) {
+          return yield* allowed(
+            { _tag: "Rule", list: "session", rules: bySession },
+            "allowed for the session by the person",
+            target
+          )
+        }
+
+        // 7. Nothing decided: ask.
+        trail.push(`mode ${mode}: ${step.reason}`)
+        return yield* askPerson(`${step.reason} and no rule allows it`, true)
+      }).pipe(
+        Effect.withSpan("permissions.authorize", {
+          attributes: { "tool.name": request.tool.name },
+          kind: "internal"
+        })
+      )
+
+    return {
+      authorize,
+      mode: Ref.get(modeRef),
+      setMode: (mode) => Ref.set(modeRef, mode),
+      sessionRules: Effect.map(Ref.get(session), (rules) => rules.map((rule) => rule.text))
+    } satisfies Service
+  })
+
+const decidedByRule = (decidedBy: PermissionAudit.DecidedBy): string =>
+  decidedBy._tag === "Rule" ? decidedBy.rules.join(", ") : ""
+
+/**
+ * The engine as both its own tag and core's `Policy`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  config: Config
+): Layer.Layer<Engine | Policy.Policy, Rule.InvalidRule, Redactor.Redactor | Approver.Approver> =>
+  Layer.effectContext(
+    Effect.map(make(config), (engine) => Context.make(Engine, engine).pipe(Context.add(Policy.Policy, engine)))
+  )

@@ -1,0 +1,159 @@
+/**
+ * Permission modes: what happens to a call that no rule decides, and what
+ * "ask" means. Users switch modes more often than they edit rules, so each
+ * mode is one sentence they can predict:
+ *
+ * - `default`: read-only calls run; anything else asks.
+ * - `acceptEdits`: like default, and file edits inside the workspace run.
+ * - `plan`: only read-only tools run; everything else is denied with a reason
+ *   telling the model it is planning.
+ * - `bypassPermissions`: everything runs except what a deny rule forbids.
+ * - `dontAsk`: whatever would ask is denied instead (for unattended runs).
+ *
+ * Risk levels from the registry feed the defaults: a high-risk tool is
+ * never run on a mode's default alone, even when it only reads.
+ *
+ * @since 0.1.0
+ */
+import type * as Tool from "@tool-runtime/core/Tool"
+import * as Schema from "effect/Schema"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const Mode = Schema.Literal("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk").annotations({
+  identifier: "PermissionMode"
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Mode = typeof Mode.Type
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export const all: ReadonlyArray<Mode> = Mode.literals
+
+/**
+ * What a mode needs to know about a call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Facts {
+  readonly readOnly: boolean
+  readonly risk: Tool.Risk
+  /** The call writes a file: inside or outside the workspace. */
+  readonly edit: "inside" | "outside" | undefined
+  /** The call reads a path outside the workspace. */
+  readonly readsOutside: boolean
+}
+
+/**
+ * A mode's step in the evaluation: decide, or let the allow rules and then
+ * the approver decide (`reason` says why the call would need approval).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Step =
+  | { readonly _tag: "Allow"; readonly reason: string }
+  | { readonly _tag: "Deny"; readonly reason: string }
+  | { readonly _tag: "Continue"; readonly reason: string }
+
+/**
+ * What the model is told in plan mode: it is a state to leave, not an error.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export const planReason =
+  "the session is in plan mode, where only read-only tools run. Finish exploring, present your plan and wait for the user to approve it before making changes"
+
+const dontAskReason =
+  "the permission mode is dontAsk: a call that no rule allows is denied instead of asking. Use tools the rules allow, or tell the user what you need"
+
+/** The default's answer: low- and medium-risk reads inside the workspace run. */
+const byDefault = (facts: Facts): Step =>
+  !facts.readOnly
+    ? { _tag: "Continue", reason: "it is not read-only" }
+    : facts.risk === "high"
+    ? { _tag: "Continue", reason: "its risk is high" }
+    : facts.readsOutside
+    ? { _tag: "Continue", reason: "it reads outside the workspace" }
+    : { _tag: "Allow", reason: "read-only calls run" }
+
+/**
+ * The mode's step, for a call no deny or ask rule matched.
+ *
+ * @since 0.1.0
+ * @category evaluation
+ */
+export const decide = (mode: Mode, facts: Facts): Step => {
+  switch (mode) {
+    case "bypassPermissions":
+      return { _tag: "Allow", reason: "bypassPermissions runs every call no deny rule forbids" }
+    case "plan":
+      return facts.readOnly ? byDefault(facts) : { _tag: "Deny", reason: planReason }
+    case "acceptEdits":
+      return facts.edit === "inside" && facts.risk !== "high"
+        ? { _tag: "Allow", reason: "acceptEdits allows file edits inside the workspace" }
+        : byDefault(facts)
+    case "default":
+    case "dontAsk":
+      return byDefault(facts)
+  }
+}
+
+/**
+ * What "ask" comes to in this mode: a question, or an answer the mode
+ * gives without one.
+ *
+ * @since 0.1.0
+ * @category evaluation
+ */
+export const onAsk = (
+  mode: Mode,
+  facts: Facts
+):
+  | { readonly _tag: "Ask" }
+  | { readonly _tag: "Allow"; readonly reason: string }
+  | { readonly _tag: "Deny"; readonly reason: string } =>
+{
+  switch (mode) {
+    case "dontAsk":
+      return { _tag: "Deny", reason: dontAskReason }
+    case "bypassPermissions":
+      return { _tag: "Allow", reason: "bypassPermissions runs every call no deny rule forbids, without asking" }
+    case "plan":
+      return facts.readOnly ? { _tag: "Ask" } : { _tag: "Deny", reason: planReason }
+    case "default":
+    case "acceptEdits":
+      return { _tag: "Ask" }
+  }
+}
+
+/**
+ * One line per mode, for help texts.
+ *
+ * @since 0.1.0
+ * @category messages
+ */
+export const describe = (mode: Mode): string => {
+  switch (mode) {
+    case "default":
+      return "read-only calls run; anything else asks"
+    case "acceptEdits":
+      return "like default, and file edits inside the workspace run"
+    case "plan":
+      return "only read-only tools run; the model is told it is planning"
+    case "bypassPermissions":
+      return "everything runs except what a deny rule forbids"
+    case "dontAsk":
+      return "whatever would ask is denied"
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as Approver from "./Approver.js"
+/** @since 0.1.0 */
+export * as Engine from "./Engine.js"
+/** @since 0.1.0 */
+export * as Mode from "./Mode.js"
+/** @since 0.1.0 */
+export * as PermissionAudit from "./PermissionAudit.js"
+/** @since 0.1.0 */
+export * as PermissionHooks from "./PermissionHooks.js"
+/** @since 0.1.0 */
+export * as Rule from "./Rule.js"
+/** @since 0.1.0 */
+export * as Settings from "./Settings.js"
+/** @since 0.1.0 */
+export * as ShellCommand from "./ShellCommand.js"

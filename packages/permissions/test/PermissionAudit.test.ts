@@ -1,0 +1,106 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Tracer from "effect/Tracer"
+import * as Approver from "../src/Approver.js"
+import * as Engine from "../src/Engine.js"
+import * as PermissionAudit from "../src/PermissionAudit.js"
+import { bash, readFile, request, workspaceRoot } from "./SampleTools.js"
+
+/** A tracer that keeps every span it makes, so a test can read their attributes. */
+const recordingTracer = Effect.gen(function*() {
+  const native = yield* Effect.tracer
+  const spans: Array<Tracer.Span> = []
+  const tracer = Tracer.make({
+    span: (...args) => {
+      const span = native.span(...args)
+      spans.push(span)
+      return span
+    },
+    context: native.context
+  })
+  return { tracer, spans }
+})
+
+const githubToken = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
+const anthropicKey = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+
+describe("PermissionAudit", () => {
+  it.effect("every decision is an event saying what was decided, by what, and why", () =>
+    Effect.gen(function*() {
+      const decisions = yield* Ref.make<ReadonlyArray<PermissionAudit.Decision>>([])
+      const engine = yield* Engine.make({
+        workspaceRoot,
+        allow: ["Bash(npm test:*)"],
+        ask: ["Bash(git push:*)"],
+        deny: ["Bash(rm:*)"],
+        onDecision: (decision) => Ref.update(decisions, (all) => [...all, decision])
+      }).pipe(
+        Effect.provideService(
+          Approver.Approver,
+          yield* Approver.makeScripted(() => Approver.allowOnce).pipe(
+            Effect.map((scripted) => scripted.service)
+          )
+        ),
+        Effect.provideService(Redactor.Redactor, Redactor.make())
+      )
+      yield* engine.authorize(request(readFile, { path: "src/a.ts" }))
+      yield* engine.authorize(request(bash, { command: "npm test" }))
+      yield* engine.authorize(request(bash, { command: "git push" }))
+      yield* Effect.exit(engine.authorize(request(bash, { command: "rm -rf /" })))
+      const trail = (yield* Ref.get(decisions)).map((d) => [d.outcome, PermissionAudit.describe(d.decidedBy), d.reason])
+      assert.deepStrictEqual(trail, [
+        ["allow", "mode default", "read-only calls run"],
+        ["allow", "allow rule Bash(npm test:*)", "an allow rule matches"],
+        ["allow", "approver (allow once)", "the person allowed it once"],
+        ["deny", "deny rule Bash(rm:*)", "the deny rule Bash(rm:*) forbids it"]
+      ])
+      const asked = (yield* Ref.get(decisions))[2]!
+      assert.isTrue(asked.asked)
+      assert.deepStrictEqual(asked.trail, [
+        "ask rule Bash(git push:*)",
+        "asked: the ask rule Bash(git push:*) matches"
+      ])
+      assert.strictEqual(asked.subject, "command: git push")
+    }))
+
+  it.effect("events, spans, prompts and denials carry no secrets", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = yield* recordingTracer
+      const decisions = yield* Ref.make<ReadonlyArray<PermissionAudit.Decision>>([])
+      const scripted = yield* Approver.makeScripted(() => Approver.allowOnce)
+      const engine = yield* Engine.make({
+        workspaceRoot,
+        deny: ["Bash(curl:*)"],
+        onDecision: (decision) => Ref.update(decisions, (all) => [...all, decision])
+      }).pipe(
+        Effect.provideService(Approver.Approver, scripted.service),
+        Effect.provideService(Redactor.Redactor, Redactor.make())
+      )
+      const leaky = `echo ${anthropicKey} && curl -H "Authorization: Bearer ${githubToken}" https://api.github.com`
+      const denial = yield* Effect.withTracer(
+        Effect.flip(engine.authorize(request(bash, { command: leaky }, githubToken))),
+        tracer
+      )
+      assert(denial._tag === "PermissionDenied")
+      yield* Effect.withTracer(engine.authorize(request(bash, { command: `export TOKEN=${githubToken}` })), tracer)
+      const everything = JSON.stringify({
+        decisions: yield* Ref.get(decisions),
+        prompts: yield* scripted.prompts,
+        denial: { reason: denial.reason, decidedBy: denial.decidedBy, message: denial.message },
+        spans: spans.map((span) => ({ name: span.name, attributes: Object.fromEntries(span.attributes) }))
+      })
+      assert.notInclude(everything, githubToken)
+      assert.notInclude(everything, anthropicKey)
+      assert.include(everything, "[REDACTED:github-token]")
+      // A rule holding a secret is not offered for "always allow".
+      assert.deepStrictEqual((yield* scripted.prompts)[0]!.rules, [])
+      // The trail is still useful: it says what happened.
+      assert.include(denial.reason, "the deny rule Bash(curl:*) forbids it (it matches the command curl -H")
+      const span = spans.find((s) => s.name === "permissions.authorize")!
+      assert.strictEqual(span.attributes.get("permission.outcome"), "deny")
+      assert.strictEqual(span.attributes.get("permission.rule"), "Bash(curl:*)")
+      assert.include(String(span.attributes.get("permission.input")), "[REDACTED:")
+    }))
+})

@@ -1,0 +1,101 @@
+import * as FileSystem from "@effect/platform/FileSystem"
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Rule from "../src/Rule.js"
+import * as Settings from "../src/Settings.js"
+
+/** A file system holding just these files. */
+const files = (contents: Record<string, string>) =>
+  FileSystem.layerNoop({
+    exists: (path) => Effect.succeed(path in contents),
+    readFileString: (path) => Effect.succeed(contents[path] ?? "")
+  })
+
+const issues = (file: string, text: string) =>
+  Either.match(Settings.decode(file, text), {
+    onLeft: (error) => error.issues,
+    onRight: () => assert.fail("the settings decoded")
+  })
+
+describe("Settings", () => {
+  it.effect("loads the user's and the project's files: the project's mode wins, rule lists combine", () =>
+    Effect.gen(function*() {
+      const settings = yield* Settings.load({
+        user: "/home/ada/.agent/settings.json",
+        project: "/work/.agent/settings.json"
+      })
+      assert.strictEqual(settings.defaultMode, "acceptEdits")
+      assert.deepStrictEqual(settings.allow.map(Rule.print), ["Bash(npm test:*)", "Bash(make:*)"])
+      assert.deepStrictEqual(settings.ask.map(Rule.print), ["Bash(git push:*)"])
+      // Neither level can drop the other's deny rules.
+      assert.deepStrictEqual(settings.deny.map(Rule.print), ["Read(~/.ssh/**)", "Read(.env)"])
+      assert.deepStrictEqual(settings.sources, ["/home/ada/.agent/settings.json", "/work/.agent/settings.json"])
+    }).pipe(Effect.provide(files({
+      "/home/ada/.agent/settings.json": JSON.stringify({
+        model: "whatever",
+        permissions: {
+          allow: ["Bash(npm test:*)"],
+          ask: ["Bash(git push:*)"],
+          deny: ["Read(~/.ssh/**)"],
+          defaultMode: "plan"
+        }
+      }),
+      "/work/.agent/settings.json": JSON.stringify({
+        permissions: { allow: ["Bash(make:*)", "Bash(npm test:*)"], deny: ["Read(.env)"], defaultMode: "acceptEdits" }
+      })
+    }))))
+
+  it.effect("a missing file is no settings; a file without permissions is empty", () =>
+    Effect.gen(function*() {
+      const settings = yield* Settings.load({ user: "/nowhere.json", project: "/p.json" })
+      assert.deepStrictEqual(settings, { ...Settings.empty, sources: ["/p.json"] })
+    }).pipe(Effect.provide(files({ "/p.json": "{\"env\": {}}" }))))
+
+  it("an invalid rule names the file, the field and what is expected", () => {
+    const [issue, ...rest] = issues(
+      "/p/settings.json",
+      JSON.stringify({ permissions: { allow: ["Bash(ok)", "Bash("] } })
+    )
+    assert.deepStrictEqual(rest, [])
+    assert.strictEqual(issue!.field, "permissions.allow[1]")
+    assert.include(issue!.expected, "expected a permission rule such as Bash(npm test:*)")
+    assert.include(issue!.expected, "got \"Bash(\"")
+    assert.include(issue!.expected, "does not close")
+  })
+
+  it("reports every problem at once: a bad mode, a wrong type, an unknown key", () => {
+    const found = issues(
+      "/p/settings.json",
+      JSON.stringify({ permissions: { defaultMode: "yolo", deny: "Bash(rm:*)", alow: [] } })
+    )
+    const byField = Object.fromEntries(found.map((issue) => [issue.field, issue.expected]))
+    assert.strictEqual(
+      byField["permissions.defaultMode"],
+      "expected one of \"default\", \"acceptEdits\", \"plan\", \"bypassPermissions\", \"dontAsk\"; got \"yolo\""
+    )
+    assert.strictEqual(
+      byField["permissions.deny"],
+      "expected a list of rules, for example [\"Bash(npm test:*)\"]; got \"Bash(rm:*)\""
+    )
+    assert.strictEqual(found.length, 3)
+    assert.include(byField["permissions.alow"], "not a known permissions setting")
+  })
+
+  it("a file that is not JSON says so", () => {
+    const [issue] = issues("/p/settings.json", "{ \"permissions\": { \"allow\": [ }")
+    assert.strictEqual(issue!.field, "(file)")
+    assert.include(issue!.expected, "JSON")
+    const [notObject] = issues("/p/settings.json", "[]")
+    assert.strictEqual(notObject!.field, "(file)")
+  })
+
+  it.effect("the error message names the file", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Settings.load({ project: "/work/.agent/settings.json" }))
+      assert.strictEqual(error._tag, "SettingsError")
+      assert.strictEqual(error.file, "/work/.agent/settings.json")
+      assert.include(error.message, "Invalid settings file /work/.agent/settings.json:")
+      assert.include(error.message, "permissions.ask[0]:")
+    }).pipe(Effect.provide(files({ "/work/.agent/settings.json": "{\"permissions\": {\"ask\": [\"\"]}}" }))))
+})
