@@ -6,12 +6,13 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as Agent from "./commands/Agent.js"
 import * as Demo from "./commands/Demo.js"
 import * as Permissions from "./commands/Permissions.js"
 
 const root = Command.make("tool-runtime").pipe(
   Command.withDescription("Runs the tool calls an LLM emits through typed stages; every call yields one result."),
-  Command.withSubcommands([Demo.command, Permissions.command])
+  Command.withSubcommands([Demo.command, Permissions.command, Agent.command])
 )
 
 /**

@@ -1,0 +1,475 @@
+/**
+ * Connections to the MCP servers of a configuration, kept alive for the
+ * runtime: one connection per server, started when the service is built,
+ * closed when its scope ends.
+ *
+ * A server is a process (or an HTTP endpoint) the runtime does not control,
+ * so everything that can go wrong with it is turned into a typed error of
+ * the call that saw it, never a hung turn:
+ *
+ * - a server that exits or crashes fails the calls in flight at once (the
+ *   SDK rejects them when the pipe closes) and is started again on the next
+ *   call;
+ * - a call that is interrupted (its time limit, an interrupted turn) aborts
+ *   its request, and the SDK sends the protocol's `notifications/cancelled`;
+ *   the server is then pinged before its next call, and restarted if it no
+ *   longer answers;
+ * - a server that never finishes its handshake fails to start within its
+ *   startup limit, and its process is stopped.
+ *
+ * What a stdio server writes to stderr goes to the Effect log (annotated with
+ * the server's name), never into a result.
+ *
+ * @since 0.1.0
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as LogLevel from "effect/LogLevel"
+import * as Predicate from "effect/Predicate"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as McpConfig from "./McpConfig.js"
+
+/**
+ * What can go wrong talking to a server. The message never quotes the
+ * call's arguments, and never the server's stderr.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpClientError extends Schema.TaggedError<McpClientError>()("McpClientError", {
+  server: Schema.String,
+  reason: Schema.Literal("start_failed", "closed", "timeout", "rejected"),
+  detail: Schema.String
+}) {
+  /** A crashed server restarts and a timed-out one is checked on the next call: trying again can help. */
+  get retryable(): boolean {
+    return this.reason !== "rejected"
+  }
+  override get message() {
+    switch (this.reason) {
+      case "start_failed":
+        return `The MCP server "${this.server}" could not be started: ${this.detail}.`
+      case "closed":
+        return `The MCP server "${this.server}" closed the connection during the call (it exited or crashed): ${this.detail}. It is started again on the next call; a call that writes may or may not have taken effect.`
+      case "timeout":
+        return `The MCP server "${this.server}" did not answer in time: ${this.detail}.`
+      case "rejected":
+        return `The MCP server "${this.server}" rejected the call: ${this.detail}`
+    }
+  }
+}
+
+/**
+ * A progress notification of a running call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Progress {
+  readonly progress: number
+  readonly total?: number | undefined
+  readonly message?: string | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  /** Called from outside any fiber, once per progress notification. */
+  readonly onProgress?: ((progress: Progress) => void) | undefined
+  /**
+   * The SDK's own deadline for the request: a backstop for callers that do
+   * not bound the call themselves. The runtime's limits run shorter.
+   */
+  readonly timeoutMillis?: number | undefined
+}
+
+/**
+ * How a server's process is doing, for health displays and tests.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Status {
+  /** How many times the server was started (1 until it crashes). */
+  readonly starts: number
+  readonly connected: boolean
+  /** The process id of a stdio server's current process. */
+  readonly pid: number | undefined
+}
+
+/**
+ * One configured server, started.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Server {
+  readonly name: string
+  readonly config: McpConfig.Server
+  /** The tools the server listed when it started. */
+  readonly tools: ReadonlyArray<McpTool>
+  readonly call: (
+    tool: string,
+    args: Record<string, unknown>,
+    options?: CallOptions
+  ) => Effect.Effect<CallToolResult, McpClientError>
+  readonly status: Effect.Effect<Status>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Default startup limit (handshake and tool list). Default 30 s. */
+  readonly startupTimeout?: Duration.DurationInput | undefined
+  /** How long a server suspected of hanging gets to answer a ping. Default 5 s. */
+  readonly pingTimeout?: Duration.DurationInput | undefined
+  /** The level at which servers' stderr lines are logged. Default `Debug`. */
+  readonly stderrLevel?: LogLevel.LogLevel | undefined
+  /** What the client calls itself in the handshake. */
+  readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** The servers that started, in configuration order. */
+  readonly servers: ReadonlyArray<Server>
+  /** The servers that did not start; their tools are not available. */
+  readonly failures: ReadonlyArray<McpClientError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class McpClient extends Context.Tag("@tool-runtime/mcp/McpClient")<McpClient, Service>() {}
+
+interface Connection {
+  readonly client: Client
+  readonly transport: Transport
+  readonly pid: () => number | undefined
+  closed: boolean
+}
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error"
+
+/** Longest stderr line logged; a server that writes megabytes without a newline is cut. */
+const maxLineChars = 4_000
+
+/**
+ * Splits a byte stream into lines for the log, bounded in memory.
+ *
+ * @since 0.1.0
+ * @category logging
+ */
+export const lineSplitter = (onLine: (line: string) => void) => {
+  let pending = ""
+  return {
+    push: (chunk: string) => {
+      pending += chunk
+      let newline = pending.indexOf("\n")
+      while (newline >= 0) {
+        const line = pending.slice(0, newline).replace(/\r$/, "")
+        if (line.trim() !== "") onLine(line.length > maxLineChars ? `${line.slice(0, maxLineChars)}…` : line)
+        pending = pending.slice(newline + 1)
+        newline = pending.indexOf("\n")
+      }
+      if (pending.length > maxLineChars) {
+        onLine(`${pending.slice(0, maxLineChars)}…`)
+        pending = ""
+      }
+    },
+    flush: () => {
+      if (pending.trim() !== "") onLine(pending)
+      pending = ""
+    }
+  }
+}
+
+const makeTransport = (
+  config: McpConfig.Server,
+  onStderr: (line: string) => void
+): { readonly transport: Transport; readonly pid: () => number | undefined } => {
+  if (McpConfig.isStdio(config)) {
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: [...(config.args ?? [])],
+      ...(config.env === undefined ? {} : { env: { ...config.env } }),
+      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+      // Piped, never inherited: a server's stderr must not reach a terminal
+      // or a protocol stream of ours.
+      stderr: "pipe"
+    })
+    const lines = lineSplitter(onStderr)
+    transport.stderr?.on("data", (chunk: Buffer | string) => lines.push(chunk.toString()))
+    transport.stderr?.on("end", lines.flush)
+    return { transport, pid: () => transport.pid ?? undefined }
+  }
+  const transport = new StreamableHTTPClientTransport(
+    new URL(config.url),
+    config.headers === undefined ? undefined : { requestInit: { headers: { ...config.headers } } }
+  )
+  return { transport, pid: () => undefined }
+}
+
+/**
+ * Stopping a server waits for it a little (the SDK closes stdin, then
+ * escalates to SIGTERM and SIGKILL), never forever. A server that failed or
+ * hung gets SIGTERM at once: it has shown it will not shut down by itself.
+ */
+const close = (connection: Connection, options?: { readonly force?: boolean }): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    connection.closed = true
+    const pid = connection.pid()
+    if (options?.force === true && pid !== undefined) {
+      Either.try(() => process.kill(pid, "SIGTERM"))
+    }
+    return Effect.tryPromise(() => connection.client.close()).pipe(
+      Effect.timeout("6 seconds"),
+      Effect.ignore
+    )
+  })
+
+const maxListPages = 100
+
+const listTools = (name: string, client: Client, timeoutMillis: number) => {
+  const page = (
+    cursor: string | undefined,
+    acc: ReadonlyArray<McpTool>,
+    pages: number
+  ): Effect.Effect<ReadonlyArray<McpTool>, McpClientError> =>
+    Effect.tryPromise({
+      try: (signal) =>
+        client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout: timeoutMillis }),
+      catch: (error) =>
+        new McpClientError({
+          server: name,
+          reason: "start_failed",
+          detail: `listing its tools failed: ${describe(error)}`
+        })
+    }).pipe(
+      Effect.flatMap((result) => {
+        const tools = [...acc, ...result.tools]
+        return result.nextCursor === undefined || pages >= maxListPages
+          ? Effect.succeed(tools)
+          : page(result.nextCursor, tools, pages + 1)
+      })
+    )
+  return page(undefined, [], 1)
+}
+
+/**
+ * Starts one server, lists its tools, and keeps it running (restarting it
+ * after a crash) until the scope closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connect = (
+  name: string,
+  config: McpConfig.Server,
+  options?: Options
+): Effect.Effect<Server, McpClientError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const runtime = yield* Effect.runtime<never>()
+    const log = Runtime.runFork(runtime)
+    const level = options?.stderrLevel ?? LogLevel.Debug
+    const startupMillis = config.startupTimeout ??
+      Duration.toMillis(options?.startupTimeout ?? Duration.seconds(30))
+    const pingMillis = Duration.toMillis(options?.pingTimeout ?? Duration.seconds(5))
+    const clientInfo = options?.clientInfo ?? { name: "tool-runtime", version: "0.1.0" }
+
+    const onStderr = (line: string) => {
+      log(Effect.logWithLevel(level, line).pipe(Effect.annotateLogs({ mcpServer: name, stream: "stderr" })))
+    }
+
+    let current: Connection | undefined
+    let starts = 0
+    // Set when a call was abandoned: the server may be stuck, so it must
+    // prove it is alive before it gets another call.
+    let suspect = false
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const start: Effect.Effect<Connection, McpClientError> = Effect.suspend(() => {
+      const { pid, transport } = makeTransport(config, onStderr)
+      const client = new Client(clientInfo, { capabilities: {} })
+      const connection: Connection = { client, transport, pid, closed: false }
+      client.onclose = () => {
+        connection.closed = true
+      }
+      client.onerror = (error) => {
+        log(Effect.logDebug(`transport error: ${describe(error)}`).pipe(Effect.annotateLogs({ mcpServer: name })))
+      }
+      return Effect.tryPromise({
+        try: (signal) => client.connect(transport, { signal, timeout: startupMillis }),
+        catch: (error) => new McpClientError({ server: name, reason: "start_failed", detail: describe(error) })
+      }).pipe(
+        // The SDK's own timeout covers the handshake; this one covers a
+        // process that never even spawns.
+        Effect.timeoutFail({
+          duration: startupMillis + 1_000,
+          onTimeout: () =>
+            new McpClientError({
+              server: name,
+              reason: "start_failed",
+              detail: `no answer to the handshake within ${startupMillis} ms`
+            })
+        }),
+        Effect.onExit((exit) => Exit.isFailure(exit) ? close(connection, { force: true }) : Effect.void),
+        Effect.map(() => {
+          starts++
+          suspect = false
+          current = connection
+          return connection
+        })
+      )
+    })
+
+    const ensure: Effect.Effect<Connection, McpClientError> = lock.withPermits(1)(Effect.suspend(() => {
+      const connection = current
+      if (connection === undefined || connection.closed) {
+        return Effect.zipRight(
+          Effect.logInfo(starts === 0 ? "starting MCP server" : "restarting MCP server").pipe(
+            Effect.annotateLogs({ mcpServer: name })
+          ),
+          start
+        )
+      }
+      if (!suspect) return Effect.succeed(connection)
+      return Effect.tryPromise((signal) => connection.client.ping({ signal, timeout: pingMillis })).pipe(
+        Effect.map(() => {
+          suspect = false
+          return connection
+        }),
+        Effect.catchAll(() =>
+          Effect.logWarning("MCP server did not answer a ping after a call was abandoned; restarting it").pipe(
+            Effect.annotateLogs({ mcpServer: name }),
+            Effect.zipRight(close(connection, { force: true })),
+            Effect.zipRight(start)
+          )
+        )
+      )
+    }))
+
+    const classify = (connection: Connection, error: unknown): McpClientError => {
+      if (error instanceof McpError) {
+        if (error.code === ErrorCode.ConnectionClosed) {
+          connection.closed = true
+          return new McpClientError({ server: name, reason: "closed", detail: "the connection was closed" })
+        }
+        if (error.code === ErrorCode.RequestTimeout) {
+          suspect = true
+          return new McpClientError({ server: name, reason: "timeout", detail: describe(error) })
+        }
+        return new McpClientError({ server: name, reason: "rejected", detail: describe(error) })
+      }
+      // "Not connected", a write to a closed pipe: the process is gone.
+      // Anything else (a result the SDK could not parse) leaves it running.
+      const gone = error instanceof Error &&
+        (/not connected/i.test(error.message) || Predicate.hasProperty(error, "code") && error.code === "EPIPE")
+      if (!gone) return new McpClientError({ server: name, reason: "rejected", detail: describe(error) })
+      connection.closed = true
+      return new McpClientError({ server: name, reason: "closed", detail: describe(error) })
+    }
+
+    const call = (tool: string, args: Record<string, unknown>, callOptions?: CallOptions) =>
+      Effect.flatMap(ensure, (connection) =>
+        Effect.tryPromise({
+          // Aborting the signal (this fiber was interrupted) makes the SDK
+          // send notifications/cancelled for the request.
+          try: (signal) =>
+            connection.client.callTool({ name: tool, arguments: args }, undefined, {
+              signal,
+              timeout: callOptions?.timeoutMillis ?? 600_000,
+              ...(callOptions?.onProgress === undefined ? {} : { onprogress: callOptions.onProgress })
+            }) as Promise<CallToolResult>,
+          catch: (error) => classify(connection, error)
+        }).pipe(
+          Effect.onInterrupt(() =>
+            Effect.sync(() => {
+              suspect = true
+            })
+          )
+        ))
+
+    const first = yield* start
+    const tools = yield* listTools(name, first.client, startupMillis).pipe(
+      Effect.onError(() => close(first))
+    )
+    yield* Effect.addFinalizer(() => Effect.suspend(() => current === undefined ? Effect.void : close(current)))
+
+    return {
+      name,
+      config,
+      tools,
+      call,
+      status: Effect.sync(() => ({
+        starts,
+        connected: current !== undefined && !current.closed,
+        pid: current === undefined || current.closed ? undefined : current.pid()
+      }))
+    } satisfies Server
+  })
+
+/**
+ * Starts every server of a configuration at once. A server that fails to
+ * start is logged and left out (its error is in `failures`): one broken
+ * server does not take the others' tools away.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (config: McpConfig.Config, options?: Options): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const entries = Object.entries(config.mcpServers)
+    const started = yield* Effect.forEach(
+      entries,
+      ([name, server]) => Effect.either(connect(name, server, options)),
+      { concurrency: "unbounded" }
+    )
+    const servers: Array<Server> = []
+    const failures: Array<McpClientError> = []
+    for (const result of started) {
+      if (result._tag === "Right") servers.push(result.right)
+      else {
+        failures.push(result.left)
+        yield* Effect.logWarning(result.left.message).pipe(Effect.annotateLogs({ mcpServer: result.left.server }))
+      }
+    }
+    return { servers, failures } satisfies Service
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (config: McpConfig.Config, options?: Options): Layer.Layer<McpClient> =>
+  Layer.scoped(McpClient, make(config, options))
+
+/**
+ * The servers of a configuration file.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerFile = (path: string, options?: Options): Layer.Layer<McpClient, McpConfig.McpConfigError> =>
+  Layer.scoped(McpClient, Effect.flatMap(McpConfig.load(path), (config) => make(config, options)))

@@ -1,0 +1,202 @@
+/**
+ * Any registry, served as an MCP server: every MCP client (an IDE, a
+ * desktop assistant, another agent) that calls our tools gets the runtime's
+ * guarantees with them, because each `tools/call` is one `runCall`: schema
+ * and business-rule validation, the permission policy, the total and idle
+ * limits, redaction, truncation and untrusted marking. A failure of any
+ * stage is an `isError` result, never a JSON-RPC error, so the client's
+ * model reads what went wrong and how to fix it.
+ *
+ * The client's `notifications/cancelled` interrupts the call (its handler
+ * stops, its finalizers run); progress the handler reports is forwarded as
+ * `notifications/progress` when the client asked for it. Tools and results
+ * are encoded by `@tool-runtime/providers/Mcp`, the MCP codec the other
+ * provider formats sit next to: annotations derived from what the registry
+ * knows (`readOnlyHint` from the read-only mark, `destructiveHint` for writes
+ * not of low risk, `openWorldHint` for untrusted output). Each result also
+ * carries the runtime's error code and shaping details in `_meta`.
+ *
+ * Each request is a turn of its own, and clients send requests at once, so
+ * the read-only marks are kept across requests too: reads run together, a
+ * call that is not read-only waits for the calls running and runs alone.
+ *
+ * On stdio, stdout belongs to the protocol: the process serving must log to
+ * stderr ({@link layerLoggerStderr}).
+ *
+ * @since 0.1.0
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/sdk/types.js"
+import type * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as Mcp from "@tool-runtime/providers/Mcp"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import type { Readable, Writable } from "node:stream"
+
+/**
+ * The server could not be connected to its transport.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class McpServerError extends Schema.TaggedError<McpServerError>()("McpServerError", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `The MCP server could not start: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** What the server calls itself in the handshake. Default `tool-runtime`. */
+  readonly name?: string | undefined
+  readonly version?: string | undefined
+  /** Shown to the client's model, if the client passes it on. */
+  readonly instructions?: string | undefined
+}
+
+const cancelled = (signal: AbortSignal): Effect.Effect<string> =>
+  Effect.async<string>((resume) => {
+    const reason = () => resume(Effect.succeed("the MCP client cancelled the request"))
+    if (signal.aborted) {
+      reason()
+      return
+    }
+    signal.addEventListener("abort", reason, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", reason))
+  })
+
+/**
+ * A result as the SDK's server sends it, with the runtime's error code,
+ * hint and shaping details in `_meta` for clients that branch on them.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toCallToolResult = (result: ToolResult.ToolResult): CallToolResult => ({
+  ...(Mcp.encodeResult(result) as unknown as CallToolResult),
+  _meta: {
+    "tool-runtime/meta": result.meta,
+    ...(result.error === undefined ? {} : { "tool-runtime/error": result.error })
+  }
+})
+
+/**
+ * Builds an SDK `Server` whose tools are the runtime's registry. It is not
+ * connected yet: see {@link serve}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<Server, never, ToolRuntime.ToolRuntime> =>
+  Effect.gen(function*() {
+    const runtime = yield* ToolRuntime.ToolRuntime
+    const run = Runtime.runPromise(yield* Effect.runtime<never>())
+    const server = new Server(
+      { name: options?.name ?? "tool-runtime", version: options?.version ?? "0.1.0" },
+      {
+        capabilities: { tools: {} },
+        ...(options?.instructions === undefined ? {} : { instructions: options.instructions })
+      }
+    )
+    // The SDK's types come from its zod schemas, the codec's from its copy
+    // of the specification: the same shapes, which TypeScript cannot see.
+    const tools = Mcp.toolDefinitions(runtime.registry) as unknown as ListToolsResult["tools"]
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
+    // Readers take one permit, writers all of them.
+    const permits = 1_024
+    const gate = yield* Effect.makeSemaphore(permits)
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      const readOnly = runtime.registry.get(request.params.name)?.tool.readOnly ?? true
+      const token = request.params._meta?.progressToken
+      let progress = 0
+      const onEvent = token === undefined ?
+        undefined :
+        (event: ToolRuntime.Event) =>
+          event._tag !== "Progress" ? Effect.void : Effect.tryPromise(() =>
+            extra.sendNotification({
+              method: "notifications/progress",
+              params: {
+                progressToken: token,
+                progress: ++progress,
+                ...(event.message === undefined ? {} : { message: event.message })
+              }
+            })
+          ).pipe(Effect.ignore)
+      return run(
+        gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
+          { id: `mcp-${String(extra.requestId)}`, name: request.params.name, input: request.params.arguments ?? {} },
+          { interruptWhen: cancelled(extra.signal), onEvent }
+        )).pipe(Effect.map(toCallToolResult))
+      )
+    })
+    return server
+  })
+
+/**
+ * Connects the registry's server to a transport (stdio, streamable HTTP, in
+ * memory) until the scope closes.
+ *
+ * @since 0.1.0
+ * @category serving
+ */
+export const serve = (
+  transport: Transport,
+  options?: Options
+): Effect.Effect<Server, McpServerError, ToolRuntime.ToolRuntime | Scope.Scope> =>
+  Effect.flatMap(make(options), (server) =>
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => server.connect(transport),
+        catch: (error) => new McpServerError({ reason: error instanceof Error ? error.message : String(error) })
+      }).pipe(Effect.as(server)),
+      () => Effect.ignore(Effect.tryPromise(() => server.close()))
+    ))
+
+/**
+ * Serves the registry on stdin and stdout until the client hangs up (stdin
+ * ends) or the server is closed.
+ *
+ * @since 0.1.0
+ * @category serving
+ */
+export const serveStdio = (
+  options?: Options & { readonly stdin?: Readable | undefined; readonly stdout?: Writable | undefined }
+): Effect.Effect<void, McpServerError, ToolRuntime.ToolRuntime> =>
+  Effect.scoped(Effect.gen(function*() {
+    const stdin = options?.stdin ?? process.stdin
+    const done = yield* Deferred.make<void>()
+    const finish = () => Deferred.unsafeDone(done, Effect.void)
+    // The SDK's transport does not notice that stdin ended; without this the
+    // process would outlive its client.
+    stdin.once("end", finish)
+    stdin.once("close", finish)
+    const server = yield* serve(new StdioServerTransport(stdin, options?.stdout ?? process.stdout), options)
+    server.onclose = finish
+    yield* Deferred.await(done)
+  }))
+
+/**
+ * The default logger, writing to stderr: for processes whose stdout is the
+ * protocol.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerLoggerStderr: Layer.Layer<never> = Logger.replace(
+  Logger.defaultLogger,
+  Logger.withConsoleError(Logger.stringLogger)
+)

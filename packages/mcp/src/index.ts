@@ -1,0 +1,14 @@
+/**
+ * @since 0.1.0
+ */
+
+/** @since 0.1.0 */
+export * as McpClient from "./McpClient.js"
+/** @since 0.1.0 */
+export * as McpConfig from "./McpConfig.js"
+/** @since 0.1.0 */
+export * as McpMapping from "./McpMapping.js"
+/** @since 0.1.0 */
+export * as McpServer from "./McpServer.js"
+/** @since 0.1.0 */
+export * as McpTools from "./McpTools.js"

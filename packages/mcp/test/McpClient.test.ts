@@ -1,0 +1,158 @@
+/**
+ * Servers that misbehave: one that exits in the middle of a call, one that
+ * never answers a call, one that never answers at all. Each becomes error
+ * results within its limits, never a hung turn; a crashed server is started
+ * again on the next call; a cancelled call reaches the server; stderr goes
+ * to the log, never into a result.
+ */
+import { afterAll, assert, describe, layer } from "@effect/vitest"
+import * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as McpClient from "../src/McpClient.js"
+import * as McpConfig from "../src/McpConfig.js"
+import * as McpTools from "../src/McpTools.js"
+import * as Servers from "./fixtures/Servers.js"
+
+interface Line {
+  readonly server: unknown
+  readonly stream: unknown
+  readonly text: string
+}
+
+const logged: Array<Line> = []
+
+const CaptureLogs = Layer.merge(
+  Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ annotations, message }) => {
+      const record = Object.fromEntries(annotations)
+      logged.push({
+        server: record.mcpServer,
+        stream: record.stream,
+        text: Array.isArray(message) ? message.join(" ") : String(message)
+      })
+    })
+  ),
+  Logger.minimumLogLevel(LogLevel.Debug)
+)
+
+const config = McpConfig.make({
+  flaky: Servers.stdio(Servers.flakyServer, [], { trusted: true, timeout: 1_000 }),
+  silent: Servers.stdio(Servers.flakyServer, ["silent"], { startupTimeout: 1_000 })
+})
+
+const Live = McpTools.layerRuntime([]).pipe(
+  Layer.provideMerge(McpClient.layer(config)),
+  Layer.provide(CaptureLogs)
+)
+
+const call = (id: string, name: string, input: unknown) => ({ id, name, input })
+
+const flaky = Effect.map(McpClient.McpClient, (client) => client.servers.find((s) => s.name === "flaky")!)
+
+const stderrOf = (server: string) =>
+  logged.filter((line) => line.server === server && line.stream === "stderr").map((line) => line.text)
+
+afterAll(async () => {
+  // The silent server never finished its handshake; its pid is in its stderr.
+  for (const line of stderrOf("silent")) {
+    const pid = /silent server (\d+)/.exec(line)?.[1]
+    if (pid !== undefined) Servers.pids.add(Number(pid))
+  }
+  assert.deepStrictEqual(await Servers.survivors(), [])
+  assert.isAtLeast(Servers.pids.size, 3)
+})
+
+describe("McpClient", () => {
+  layer(Live, { excludeTestServices: true, timeout: "30 seconds" })((it) => {
+    it.effect("a server that never answers its handshake is left out within its startup limit", () =>
+      Effect.gen(function*() {
+        const client = yield* McpClient.McpClient
+        assert.deepStrictEqual(client.servers.map((s) => s.name), ["flaky"])
+        assert.strictEqual(client.failures.length, 1)
+        assert.strictEqual(client.failures[0]!.server, "silent")
+        assert.strictEqual(client.failures[0]!.reason, "start_failed")
+        const runtime = yield* ToolRuntime.ToolRuntime
+        assert.deepStrictEqual(runtime.registry.entries.map((e) => e.tool.name), [
+          "mcp__flaky__echo",
+          "mcp__flaky__die",
+          "mcp__flaky__hang"
+        ])
+        // Its stderr reached the log.
+        assert.isTrue(stderrOf("silent").some((line) => line.includes("never answering")))
+        const status = yield* (yield* flaky).status
+        if (status.pid !== undefined) Servers.pids.add(status.pid)
+      }))
+
+    it.effect("a server that exits mid-call gives an error result, and is started again on the next call", () =>
+      Effect.gen(function*() {
+        const runtime = yield* ToolRuntime.ToolRuntime
+        const server = yield* flaky
+        const before = yield* server.status
+        const [died] = yield* runtime.runTurn([call("1", "mcp__flaky__die", {})])
+        assert.isTrue(died!.isError)
+        assert.strictEqual(died!.error?.code, "tool_failed")
+        assert.isTrue(died!.error?.retryable)
+        assert.include(ToolResult.text(died!), "closed the connection during the call")
+        assert.isBelow(died!.meta.durationMillis, 900, "the crash is noticed at once, not at the time limit")
+        // What the server wrote to stderr went to the log, not to the model.
+        assert.notInclude(ToolResult.text(died!), "exiting in the middle")
+        assert.isTrue(stderrOf("flaky").some((line) => line.includes("exiting in the middle")))
+        assert.isFalse(Servers.isAlive(before.pid!))
+
+        const [echo] = yield* runtime.runTurn([call("2", "mcp__flaky__echo", { message: "back" })])
+        assert.include(ToolResult.text(echo!), "echo: back")
+        const after = yield* server.status
+        assert.strictEqual(after.starts, before.starts + 1)
+        assert.notStrictEqual(after.pid, before.pid)
+        Servers.pids.add(after.pid!)
+      }))
+
+    it.effect("a call that never answers times out within its limit, is cancelled at the server, and hangs nothing", () =>
+      Effect.gen(function*() {
+        const runtime = yield* ToolRuntime.ToolRuntime
+        const server = yield* flaky
+        const before = yield* server.status
+        const started = yield* Clock.currentTimeMillis
+        // Both read-only: they run together, and the echo is not held up by the hang.
+        const [hang, echo] = yield* runtime.runTurn([
+          call("1", "mcp__flaky__hang", {}),
+          call("2", "mcp__flaky__echo", { message: "meanwhile" })
+        ])
+        assert.isBelow((yield* Clock.currentTimeMillis) - started, 2_500)
+        assert.strictEqual(hang!.error?.code, "timeout")
+        assert.isFalse(hang!.error?.outcomeUnknown, "a read-only tool")
+        assert.isAtLeast(hang!.meta.durationMillis, 950)
+        assert.include(ToolResult.text(echo!), "echo: meanwhile")
+        assert.isBelow(echo!.meta.durationMillis, 500)
+        // The SDK sent notifications/cancelled, and the server saw it.
+        yield* Effect.sleep("200 millis")
+        assert.isTrue(stderrOf("flaky").some((line) => line.startsWith("cancelled request")))
+        // The server still answers (a ping first): no restart.
+        const [again] = yield* runtime.runTurn([call("3", "mcp__flaky__echo", { message: "again" })])
+        assert.include(ToolResult.text(again!), "echo: again")
+        assert.strictEqual((yield* server.status).starts, before.starts)
+      }))
+
+    it.effect("an interrupted turn cancels the call at the server too", () =>
+      Effect.gen(function*() {
+        const runtime = yield* ToolRuntime.ToolRuntime
+        const cancelled = stderrOf("flaky").filter((line) => line.startsWith("cancelled request")).length
+        const [result] = yield* runtime.runTurn([call("1", "mcp__flaky__hang", {})], {
+          interruptWhen: Effect.as(Effect.sleep("200 millis"), "the user pressed Escape")
+        })
+        assert.strictEqual(result!.error?.code, "interrupted")
+        assert.include(ToolResult.text(result!), "the user pressed Escape")
+        yield* Effect.sleep("200 millis")
+        assert.strictEqual(
+          stderrOf("flaky").filter((line) => line.startsWith("cancelled request")).length,
+          cancelled + 1
+        )
+      }))
+  })
+})

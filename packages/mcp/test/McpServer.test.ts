@@ -1,0 +1,167 @@
+/**
+ * Our registry served over stdio, driven by the official SDK's client as
+ * any MCP client would: tools listed with annotations derived from the
+ * registry, calls answered through the runtime (redaction, time limits,
+ * validation, rules), every failure an `isError` result.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Servers from "./fixtures/Servers.js"
+
+class SdkClient extends Context.Tag("test/SdkClient")<SdkClient, {
+  readonly client: Client
+  readonly pid: number
+}>() {}
+
+const Live = Layer.scoped(
+  SdkClient,
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [Servers.tsx, Servers.registryServer],
+        stderr: "pipe"
+      })
+      const client = new Client({ name: "sdk-test", version: "1.0.0" })
+      await client.connect(transport, { timeout: 20_000 })
+      return { client, pid: transport.pid! }
+    }),
+    ({ client }) => Effect.promise(() => client.close())
+  )
+)
+
+const text = (result: CallToolResult) =>
+  result.content.map((block) => block.type === "text" ? block.text : `[${block.type}]`).join("\n")
+
+const errorCode = (result: CallToolResult) =>
+  (result._meta?.["tool-runtime/error"] as { readonly code?: string } | undefined)?.code
+
+const callTool = (name: string, args: Record<string, unknown>, options?: Parameters<Client["callTool"]>[2]) =>
+  Effect.flatMap(
+    SdkClient,
+    ({ client }) =>
+      Effect.promise(() => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>)
+  )
+
+describe("McpServer", () => {
+  layer(Live, { excludeTestServices: true, timeout: "40 seconds" })((it) => {
+    it.effect("lists the registry's tools with annotations derived from what the registry knows", () =>
+      Effect.gen(function*() {
+        const { client } = yield* SdkClient
+        const { tools } = yield* Effect.promise(() => client.listTools())
+        const byName = new Map(tools.map((tool) => [tool.name, tool]))
+        assert.deepStrictEqual(tools.map((tool) => tool.name), [
+          "lookup_customer",
+          "slow_report",
+          "progress_job",
+          "delete_customer",
+          "record_note",
+          "read_notes",
+          "fetch_page"
+        ])
+        assert.deepStrictEqual(byName.get("lookup_customer")!.annotations, {
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false
+        })
+        assert.deepStrictEqual(byName.get("delete_customer")!.annotations, {
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: false,
+          openWorldHint: false
+        })
+        assert.isTrue(byName.get("fetch_page")!.annotations?.openWorldHint)
+        assert.deepStrictEqual(byName.get("lookup_customer")!.inputSchema.required, ["customerId"])
+        // A tool without parameters is shown as the empty object it takes.
+        const empty = byName.get("progress_job")!.inputSchema
+        assert.deepStrictEqual([empty.type, empty.properties, empty.additionalProperties], ["object", {}, false])
+      }))
+
+    it.effect("answers a call through the runtime: the secret in the output is redacted", () =>
+      Effect.gen(function*() {
+        const result = yield* callTool("lookup_customer", { customerId: "C-7" })
+        assert.notStrictEqual(result.isError, true)
+        assert.include(text(result), "customer C-7: Ada Lovelace")
+        assert.include(text(result), "[REDACTED:github-token]")
+        assert.notInclude(text(result), "ghp_")
+      }))
+
+    it.effect("a call past its time limit is an isError result, not a protocol error", () =>
+      Effect.gen(function*() {
+        const started = performance.now()
+        const result = yield* callTool("slow_report", {})
+        assert.isBelow(performance.now() - started, 3_000)
+        assert.isTrue(result.isError)
+        assert.strictEqual(errorCode(result), "timeout")
+        assert.include(text(result), "slow_report timed out after 300 ms and was stopped")
+      }))
+
+    it.effect("invalid arguments, a broken rule and an unknown tool are isError results the model can act on", () =>
+      Effect.gen(function*() {
+        const invalid = yield* callTool("lookup_customer", { customerId: 7 })
+        assert.isTrue(invalid.isError)
+        assert.strictEqual(errorCode(invalid), "invalid_arguments")
+        const rule = yield* callTool("delete_customer", { customerId: "C-1" })
+        assert.isTrue(rule.isError)
+        assert.strictEqual(errorCode(rule), "rule_violation")
+        assert.include(text(rule), "customer C-1 has open orders")
+        const unknown = yield* callTool("lookup_custmer", { customerId: "C-1" })
+        assert.isTrue(unknown.isError)
+        assert.strictEqual(errorCode(unknown), "unknown_tool")
+        assert.include(text(unknown), "Did you mean \"lookup_customer\"?")
+      }))
+
+    it.effect("forwards progress to a client that asks for it; untrusted output is marked", () =>
+      Effect.gen(function*() {
+        const messages: Array<string | undefined> = []
+        const result = yield* callTool("progress_job", {}, {
+          onprogress: (progress) => {
+            messages.push(progress.message)
+          }
+        })
+        assert.include(text(result), "three steps done")
+        // The SDK's client handles a notification a microtask later than a
+        // response, so a progress notification sent right before the result
+        // can arrive after the request is settled and be dropped there.
+        assert.deepStrictEqual(messages.slice(0, 2), ["step 1 of 3", "step 2 of 3"])
+        const page = yield* callTool("fetch_page", { url: "https://example.com" })
+        assert.include(text(page), "<untrusted-content")
+      }))
+
+    it.effect("writes sent at once by the client still run one at a time; reads run together", () =>
+      Effect.gen(function*() {
+        const spans = (tool: string, args: Record<string, unknown>) =>
+          Effect.map(
+            Effect.all([callTool(tool, args), callTool(tool, args)], { concurrency: "unbounded" }),
+            (results) => results.map((result) => JSON.parse(text(result)) as { start: number; end: number })
+          )
+        const overlap = ([a, b]: ReadonlyArray<{ start: number; end: number }>) =>
+          a!.start < b!.end && b!.start < a!.end
+        assert.isFalse(overlap(yield* spans("record_note", { note: "n" })), "the writes overlapped")
+        assert.isTrue(overlap(yield* spans("read_notes", {})), "the reads did not run together")
+      }))
+
+    it.effect("a request the client cancels stops; the server goes on answering", () =>
+      Effect.gen(function*() {
+        const controller = new AbortController()
+        setTimeout(() => controller.abort("enough"), 100)
+        const cancelled = yield* Effect.either(
+          Effect.flatMap(SdkClient, ({ client }) =>
+            Effect.tryPromise(() =>
+              client.callTool({ name: "slow_report", arguments: {} }, undefined, {
+                signal: controller.signal
+              })
+            ))
+        )
+        assert.strictEqual(cancelled._tag, "Left")
+        const after = yield* callTool("lookup_customer", { customerId: "C-2" })
+        assert.include(text(after), "customer C-2")
+      }))
+  })
+})
