@@ -431,13 +431,17 @@ const describeDefect = (defect: unknown): string => {
   return raw.length > 2000 ? `${raw.slice(0, 2000)}…` : raw
 }
 
-const describeFailure = (failure: unknown): { readonly detail: string; readonly retryable: boolean } => {
-  if (typeof failure === "string") return { detail: failure, retryable: false }
+const describeFailure = (
+  failure: unknown
+): { readonly detail: string; readonly retryable: boolean; readonly outcomeUnknown: boolean } => {
+  if (typeof failure === "string") return { detail: failure, retryable: false, outcomeUnknown: false }
+  // A failure may say it is retryable, or that the tool stopped part-way.
   const retryable = Predicate.hasProperty(failure, "retryable") && failure.retryable === true
+  const outcomeUnknown = Predicate.hasProperty(failure, "outcomeUnknown") && failure.outcomeUnknown === true
   if (Predicate.hasProperty(failure, "message") && typeof failure.message === "string" && failure.message !== "") {
-    return { detail: failure.message, retryable }
+    return { detail: failure.message, retryable, outcomeUnknown }
   }
-  return { detail: StableJson.stringify(failure), retryable }
+  return { detail: StableJson.stringify(failure), retryable, outcomeUnknown }
 }
 
 /**
@@ -513,9 +517,9 @@ export const execute = (
           )
         }
         if (failure._tag === "Some") {
-          const { detail, retryable } = describeFailure(failure.value)
+          const { detail, outcomeUnknown, retryable } = describeFailure(failure.value)
           return Effect.fail(
-            new ToolError.ToolFailed({ toolName: tool.name, detail, retryable })
+            new ToolError.ToolFailed({ toolName: tool.name, detail, retryable, outcomeUnknown })
           )
         }
         const defect = Cause.dieOption(outcome.cause)
@@ -712,7 +716,8 @@ export const shape = (
   const redaction = env.redactor.redact(serialized.text)
   let count = redaction.count
   let text = redaction.text
-  const untrusted = tool?.untrusted === true && failure === undefined
+  // A failure's detail comes from the tool as much as its output does.
+  const untrusted = tool?.untrusted === true && (failure === undefined || failure._tag === "ToolFailed")
   let removed = 0
   if (untrusted) {
     const clean = Untrusted.sanitize(text)

@@ -362,11 +362,13 @@ export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted"
 export class ToolFailed extends Schema.TaggedError<ToolFailed>()("ToolFailed", {
   toolName: Schema.String,
   detail: Schema.String,
-  retryable: Schema.Boolean
+  retryable: Schema.Boolean,
+  /** The tool failed part-way (a server crashed mid-write): what it did is not known. */
+  outcomeUnknown: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) implements Describe {
   readonly code = "tool_failed" as const
-  readonly outcomeUnknown = false
   get hint() {
+    if (this.outcomeUnknown) return unknownOutcome(this.toolName)
     return this.retryable
       ? "The failure may be temporary: retrying can help."
       : "Read the error above and change the request before trying again."

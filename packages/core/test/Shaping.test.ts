@@ -131,6 +131,23 @@ describe("shaping", () => {
       assert.isDefined(downloaded.meta.artifact)
     }))
 
+  it.effect("a tool's own failure can say its outcome is unknown, and is marked when the tool is untrusted", () =>
+    Effect.gen(function*() {
+      const remote = Tool.make("remote_write", {
+        description: "writes through a third-party server",
+        parameters: {},
+        untrusted: true,
+        handler: () => Effect.fail({ message: "the server closed the connection mid-call", outcomeUnknown: true })
+      })
+      const result = yield* runOne(remote)
+      assert.strictEqual(result.error?.code, "tool_failed")
+      assert.isTrue(result.error?.outcomeUnknown)
+      assert.isFalse(result.error?.retryable)
+      assert.isTrue(result.meta.untrusted)
+      assert.include(ToolResult.text(result), "<untrusted-content boundary=")
+      assert.include(ToolResult.text(result), "check whether it did before calling it again")
+    }))
+
   it.effect("a secret in an error message is redacted like any output", () =>
     Effect.gen(function*() {
       const failing = Tool.make("deploy", {
