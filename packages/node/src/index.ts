@@ -3,8 +3,16 @@
  */
 
 /** @since 0.1.0 */
+export * as BackgroundJobs from "./BackgroundJobs.js"
+/** @since 0.1.0 */
 export * as FileArtifactStore from "./FileArtifactStore.js"
 /** @since 0.1.0 */
 export * as FileTools from "./FileTools.js"
+/** @since 0.1.0 */
+export * as OutputHygiene from "./OutputHygiene.js"
+/** @since 0.1.0 */
+export * as ProcessRunner from "./ProcessRunner.js"
+/** @since 0.1.0 */
+export * as ShellTool from "./ShellTool.js"
 /** @since 0.1.0 */
 export * as Workspace from "./Workspace.js"
