@@ -7,12 +7,13 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Agent from "./commands/Agent.js"
+import * as Code from "./commands/Code.js"
 import * as Demo from "./commands/Demo.js"
 import * as Permissions from "./commands/Permissions.js"
 
 const root = Command.make("tool-runtime").pipe(
   Command.withDescription("Runs the tool calls an LLM emits through typed stages; every call yields one result."),
-  Command.withSubcommands([Demo.command, Permissions.command, Agent.command])
+  Command.withSubcommands([Demo.command, Code.command, Permissions.command, Agent.command])
 )
 
 /**

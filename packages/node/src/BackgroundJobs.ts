@@ -237,7 +237,13 @@ export const make = (
     const clock = yield* Effect.clock
     // Jobs close in parallel: each may need its grace period.
     const jobsScope = yield* Scope.make(ExecutionStrategy.parallel)
-    yield* Effect.addFinalizer((exit) => Scope.close(jobsScope, exit))
+    let closed = false
+    yield* Effect.addFinalizer((exit) =>
+      Effect.suspend(() => {
+        closed = true
+        return Scope.close(jobsScope, exit)
+      })
+    )
     const maxRunning = options?.maxRunning ?? 16
     const tailBytes = options?.tailBytes ?? 256 * 1024
     const maxFinished = options?.maxFinished ?? 32
@@ -280,6 +286,14 @@ export const make = (
 
     const launch = (runOptions: ProcessRunner.RunOptions, label: string) =>
       Effect.gen(function*() {
+        // A job started after shutdown would live in a closed scope, where nothing can stop it.
+        if (closed) {
+          return yield* new ProcessRunner.SpawnError({
+            command: runOptions.command,
+            reason: "shutdown",
+            errno: "ESHUTDOWN"
+          })
+        }
         const finished: Array<Entry> = []
         let running = 0
         for (const entry of jobs.values()) {

@@ -241,7 +241,14 @@ export interface Running {
 export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
   /** The program; never its arguments, which may hold secrets. */
   command: Schema.String,
-  reason: Schema.Literal("not_found", "no_working_directory", "permission_denied", "resource_limit", "failed"),
+  reason: Schema.Literal(
+    "not_found",
+    "no_working_directory",
+    "permission_denied",
+    "resource_limit",
+    "shutdown",
+    "failed"
+  ),
   /** The system error code (`ENOENT`, `EACCES`…). */
   errno: Schema.String
 }) {
@@ -260,6 +267,8 @@ export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
         return `Could not start ${program}: permission denied (the program is not executable, or the working directory is not accessible).`
       case "resource_limit":
         return `Could not start ${program}: the system is out of processes or file descriptors (${this.errno}); try again shortly.`
+      case "shutdown":
+        return `Could not start ${program}: the program running the tools is shutting down.`
       case "failed":
         return `Could not start ${program} (${this.errno}).`
     }
@@ -898,6 +907,8 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
   }
 
   const start = Effect.fn("ProcessRunner.start")(function*(options: RunOptions) {
+    // After shutdown nothing may start: a child could no longer be tracked or killed.
+    if (closed) return yield* new SpawnError({ command: options.command, reason: "shutdown", errno: "ESHUTDOWN" })
     const runtime = yield* Effect.runtime<never>()
     const clock = yield* Effect.clock
     const graceMillis = millis(options.killGrace, defaults.killGrace)
@@ -937,8 +948,10 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
   })
 
   // The runtime is shutting down: no grace, every group gets SIGKILL.
+  let closed = false
   yield* Effect.addFinalizer(() =>
     Effect.suspend(() => {
+      closed = true
       const children = Array.from(live)
       for (const child of children) {
         child.stopReason ??= "shutdown"

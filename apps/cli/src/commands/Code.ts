@@ -1,0 +1,156 @@
+/**
+ * The `code` command: a short scripted coding-agent session against a real
+ * temporary workspace, through the real file and shell tools. The "model"
+ * reads a file and greps for a function at once (two reads run together),
+ * runs the tests (a real `node` process, which fails), fixes the bug with an
+ * exact edit, runs the tests again (they pass), and tries a path outside the
+ * workspace (refused). Each result is printed exactly as the model sees it.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
+import * as Policy from "@tool-runtime/core/Policy"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import * as Registry from "@tool-runtime/core/Registry"
+import type * as ToolCall from "@tool-runtime/core/ToolCall"
+import * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as BackgroundJobs from "@tool-runtime/node/BackgroundJobs"
+import * as FileArtifactStore from "@tool-runtime/node/FileArtifactStore"
+import * as FileTools from "@tool-runtime/node/FileTools"
+import * as ProcessRunner from "@tool-runtime/node/ProcessRunner"
+import * as ShellTool from "@tool-runtime/node/ShellTool"
+import * as Workspace from "@tool-runtime/node/Workspace"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import * as Terminal from "../Terminal.js"
+
+/** A tiny project with one bug and a test that finds it. */
+const project: Record<string, string> = {
+  "package.json": "{ \"name\": \"calc\", \"private\": true, \"type\": \"module\" }\n",
+  "src/math.js": [
+    "// Arithmetic helpers for the calculator.",
+    "export const add = (a, b) => a + b",
+    "export const subtract = (a, b) => a + b",
+    "export const multiply = (a, b) => a * b",
+    ""
+  ].join("\n"),
+  "test.js": [
+    "import assert from \"node:assert/strict\"",
+    "import { add, subtract, multiply } from \"./src/math.js\"",
+    "assert.equal(add(2, 3), 5)",
+    "assert.equal(multiply(2, 3), 6)",
+    "assert.equal(subtract(5, 3), 2, \"subtract(5, 3) should be 2\")",
+    "console.log(\"3 tests passed\")",
+    ""
+  ].join("\n")
+}
+
+/** The session, one model turn per entry. */
+const turns: ReadonlyArray<{ readonly title: string; readonly calls: ReadonlyArray<ToolCall.Input> }> = [
+  {
+    title: "look around and run the tests",
+    calls: [
+      { id: "toolu_code_01", name: "read_file", input: { path: "src/math.js" } },
+      { id: "toolu_code_02", name: "grep", input: { pattern: "subtract", path: "." } },
+      { id: "toolu_code_03", name: "bash", input: { command: "node test.js", description: "Run the tests" } }
+    ]
+  },
+  {
+    title: "fix the bug and check",
+    calls: [
+      {
+        id: "toolu_code_04",
+        name: "edit_file",
+        input: {
+          path: "src/math.js",
+          old_string: "export const subtract = (a, b) => a + b",
+          new_string: "export const subtract = (a, b) => a - b"
+        }
+      },
+      { id: "toolu_code_05", name: "bash", input: { command: "node test.js", description: "Run the tests again" } }
+    ]
+  },
+  {
+    title: "stray outside the workspace",
+    calls: [
+      { id: "toolu_code_06", name: "read_file", input: { path: "../../etc/passwd" } },
+      { id: "toolu_code_07", name: "bash", input: { command: "ls", cwd: "/etc" } }
+    ]
+  }
+]
+
+const makeWorkspace = Effect.acquireRelease(
+  Effect.sync(() => {
+    const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "tool-runtime-code-"))
+    for (const [path, content] of Object.entries(project)) {
+      NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, path)), { recursive: true })
+      NodeFs.writeFileSync(NodePath.join(root, path), content)
+    }
+    return root
+  }),
+  (root) => Effect.sync(() => NodeFs.rmSync(root, { recursive: true, force: true }))
+)
+
+/** The runtime over a workspace: file tools, the shell and its background jobs, outputs stored in a session folder. */
+const runtimeLayer = (root: string) => {
+  const store = FileArtifactStore.layer({ directory: NodePath.join(root, ".session", "outputs") })
+  const runner = ProcessRunner.layer
+  const tools = [
+    ...FileTools.all(),
+    ...ShellTool.toolkit({ root, shell: NodeFs.existsSync("/bin/bash") ? "bash" : "/bin/sh" }),
+    ArtifactStore.readTool
+  ]
+  return ToolRuntime.layer().pipe(
+    Layer.provide([Registry.layer(tools), store, Redactor.layerDefault, Policy.layerAllowAll]),
+    Layer.provide([Workspace.layer(root), BackgroundJobs.layer().pipe(Layer.provide(runner)), runner, store]),
+    Layer.provide(NodeContext.layer)
+  )
+}
+
+/** Plays the turns on the runtime, printing each result as the model sees it. */
+const play = Effect.gen(function*() {
+  const style = yield* Terminal.detect
+  const runtime = yield* ToolRuntime.ToolRuntime
+  for (const [n, turn] of turns.entries()) {
+    yield* Console.log(style.bold(`Turn ${n + 1}: ${turn.title}`))
+    for (const batch of runtime.plan(turn.calls)) {
+      const names = batch.indices.map((i) => `#${i + 1} ${turn.calls[i]!.name}`).join(", ")
+      yield* Console.log(`  ${batch.concurrent ? "together" : "alone   "}  ${names}`)
+    }
+    const results = yield* runtime.runTurn(turn.calls)
+    for (const [i, result] of results.entries()) {
+      const call = turn.calls[i]!
+      const status = result.isError ? style.red(`error: ${result.error?.code}`) : style.green("ok")
+      yield* Console.log(`\n  #${i + 1} ${call.name} ${style.dim(JSON.stringify(call.input))}  ${status}`)
+      yield* Console.log(style.dim("     the model sees:"))
+      yield* Console.log(Terminal.indent(ToolResult.text(result), "       "))
+    }
+    yield* Console.log("")
+  }
+})
+
+const run = Effect.scoped(Effect.gen(function*() {
+  const style = yield* Terminal.detect
+  const root = yield* makeWorkspace
+  yield* Console.log(style.bold("tool-runtime code: a scripted coding-agent session in a temporary workspace"))
+  yield* Console.log(style.dim(`workspace: ${root} (removed at the end)\n`))
+  // The runtime lives as long as the session: its process runner kills whatever is left when it closes.
+  yield* Effect.provide(play, runtimeLayer(root))
+}))
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make("code", {}, () => run).pipe(
+  Command.withDescription(
+    "Runs a scripted coding-agent session (read, grep, run the tests, edit, run again) in a temporary workspace."
+  )
+)
