@@ -2,6 +2,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as ResourceLocks from "@tool-runtime/core/ResourceLocks"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeChildProcess from "node:child_process"
@@ -45,9 +46,11 @@ const workspace = () => {
   return root
 }
 
+/** The runtime, alive for the test's scope: its process runner kills what is left when the scope closes. */
 const runtimeWith = (tool: ReturnType<typeof ShellTool.make>, runtimeOptions?: ToolRuntime.Options) =>
-  ToolRuntime.ToolRuntime.pipe(
-    Effect.provide(ToolRuntime.layerDefault([tool], runtimeOptions).pipe(Layer.provide(ProcessRunner.layer)))
+  Effect.map(
+    Layer.build(ToolRuntime.layerDefault([tool], runtimeOptions).pipe(Layer.provide(ProcessRunner.layer))),
+    Context.get(ToolRuntime.ToolRuntime)
   )
 
 const call = (id: string, input: Record<string, unknown>, name = "bash") => ({ id, name, input })
