@@ -173,8 +173,11 @@ type ParametersType<P> = P extends Schema.Schema<infer A, any> ? A
   : never
 
 const identity = Either.right
-const none = (): ReadonlyArray<ResourceLocks.Resource> => []
-const noSubject = (): Policy.Subject => ({ _tag: "None" })
+// Shared answers for tools that declare nothing: no allocation per call.
+const noResources: ReadonlyArray<ResourceLocks.Resource> = []
+const none = () => noResources
+const nothing: Policy.Subject = { _tag: "None" }
+const noSubject = () => nothing
 
 /**
  * Defines a tool. `parameters` is a Schema (or the fields of a struct); it
