@@ -428,7 +428,9 @@ const describeDefect = (defect: unknown): string => {
     : typeof defect === "string"
     ? defect
     : StableJson.stringify(defect)
-  return raw.length > 2000 ? `${raw.slice(0, 2000)}…` : raw
+  // Not cut here: a cut before redaction could split a secret so that no rule
+  // sees it. Shaping redacts first, then truncates the whole error text.
+  return raw
 }
 
 const describeFailure = (

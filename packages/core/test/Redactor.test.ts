@@ -1,7 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as Detector from "../src/Detector.js"
 import * as Redactor from "../src/Redactor.js"
 
 // Fake tokens only: a vendor prefix glued to deterministic noise, so no
@@ -21,6 +24,30 @@ const noise = (length: number, seed: number, alphabet = alnum): string => {
 const redactor = Redactor.make()
 
 const markers = (text: string): number => text.split("[REDACTED:").length - 1
+
+const whole = (text: string, redact = redactor) => redact.redact(text)
+const streamed = (text: string, sizes: ReadonlyArray<number>, batch?: number, redact = redactor) => {
+  const stream = redact.stream(batch === undefined ? undefined : { batch })
+  const parts: Array<string> = []
+  const kinds: Record<string, number> = {}
+  let count = 0
+  const take = (r: Redactor.Redaction) => {
+    parts.push(r.text)
+    count += r.count
+    for (const [k, n] of Object.entries(r.kinds)) kinds[k] = (kinds[k] ?? 0) + n
+  }
+  let at = 0
+  for (let i = 0; at < text.length; i++) {
+    const size = sizes[i % sizes.length]!
+    take(stream.push(text.slice(at, at + size)))
+    at += size
+  }
+  take(stream.end())
+  return { text: parts.join(""), count, kinds }
+}
+
+/** The text and the count, the fields these assertions are about (a redaction also counts findings by rule). */
+const plain = ({ count, text }: Redactor.Redaction) => ({ text, count })
 
 interface Case {
   readonly rule: string
@@ -329,7 +356,7 @@ describe("Redactor", () => {
     ]
     for (const [label, text] of survivors) {
       it(label, () => {
-        assert.deepStrictEqual(redactor.redact(text), { text, count: 0 })
+        assert.deepStrictEqual(plain(redactor.redact(text)), { text, count: 0 })
       })
     }
   })
@@ -369,7 +396,7 @@ describe("Redactor", () => {
 
     it("are matched literally, regular-expression characters included", () => {
       const odd = Redactor.make({ secrets: [Redacted.make("p@ss.w*rd(1)+[x]")] })
-      assert.deepStrictEqual(odd.redact("pw is p@ss.w*rd(1)+[x]; pXss.wwrd1 is not"), {
+      assert.deepStrictEqual(plain(odd.redact("pw is p@ss.w*rd(1)+[x]; pXss.wwrd1 is not")), {
         text: "pw is [REDACTED:known-secret]; pXss.wwrd1 is not",
         count: 1
       })
@@ -377,7 +404,7 @@ describe("Redactor", () => {
 
     it("are removed whole when one contains another", () => {
       const nested = Redactor.make({ secrets: [Redacted.make("abcd1234"), Redacted.make("abcd1234efgh")] })
-      assert.deepStrictEqual(nested.redact("x abcd1234efgh y abcd1234 z"), {
+      assert.deepStrictEqual(plain(nested.redact("x abcd1234efgh y abcd1234 z")), {
         text: "x [REDACTED:known-secret] y [REDACTED:known-secret] z",
         count: 2
       })
@@ -385,7 +412,7 @@ describe("Redactor", () => {
 
     it("shorter than four characters are ignored rather than blanking common text", () => {
       const short = Redactor.make({ secrets: [Redacted.make("a1")] })
-      assert.deepStrictEqual(short.redact("a1 a1b2"), { text: "a1 a1b2", count: 0 })
+      assert.deepStrictEqual(plain(short.redact("a1 a1b2")), { text: "a1 a1b2", count: 0 })
     })
 
     it("are removed together with the default rules", () => {
@@ -408,11 +435,11 @@ describe("Redactor", () => {
       const ticket = Redactor.make({
         rules: [{ id: "ticket-secret", keywords: ["tkt-"], pattern: /\bTKT-[0-9]{6}\b/g }]
       })
-      assert.deepStrictEqual(ticket.redact("see TKT-123456"), { text: "see [REDACTED:ticket-secret]", count: 1 })
+      assert.deepStrictEqual(plain(ticket.redact("see TKT-123456")), { text: "see [REDACTED:ticket-secret]", count: 1 })
       const gated = Redactor.make({
         rules: [{ id: "ticket-secret", keywords: ["never-present"], pattern: /\bTKT-[0-9]{6}\b/g }]
       })
-      assert.deepStrictEqual(gated.redact("see TKT-123456"), { text: "see TKT-123456", count: 0 })
+      assert.deepStrictEqual(plain(gated.redact("see TKT-123456")), { text: "see TKT-123456", count: 0 })
     })
 
     it("keep the first capture group when asked, and let accept veto the captured secret", () => {
@@ -425,7 +452,7 @@ describe("Redactor", () => {
           accept: (secret) => secret !== "0000"
         }]
       })
-      assert.deepStrictEqual(pin.redact("pin=4821 pin=0000"), { text: "pin=[REDACTED:pin] pin=0000", count: 1 })
+      assert.deepStrictEqual(plain(pin.redact("pin=4821 pin=0000")), { text: "pin=[REDACTED:pin] pin=0000", count: 1 })
     })
   })
 
@@ -495,6 +522,284 @@ describe("Redactor", () => {
         assert.strictEqual(result.count, markers(result.text))
       },
       { fastCheck: { numRuns: 300 } }
+    )
+  })
+
+  describe("results", () => {
+    it("count each finding by rule", () => {
+      const result = redactor.redact(`${github} ${npm} ${github} alice@example.com`)
+      assert.deepStrictEqual(result.kinds, { "github-token": 2, "npm-token": 1, email: 1 })
+      assert.strictEqual(result.count, 4)
+    })
+
+    it("are the text itself, uncounted, when nothing is found", () => {
+      const text = "2026-03-14 INFO build finished in 42s"
+      const result = redactor.redact(text)
+      assert.strictEqual(result.text, text)
+      assert.deepStrictEqual({ count: result.count, kinds: result.kinds }, { count: 0, kinds: {} })
+    })
+  })
+
+  describe("rules from the application", () => {
+    const acme: Detector.Detector = {
+      id: "acme-key",
+      triggers: [Detector.prefix("acme_")],
+      before: 2,
+      after: 40,
+      verify: (context, hit) => {
+        if (!Detector.separatedBefore(context, hit.start)) return undefined
+        const match = Detector.matchAt(/acme_[0-9a-f]{32}(?![0-9a-f])/y, context.text, hit.start)
+        return match === null ? undefined : { start: hit.start, end: hit.start + match[0].length }
+      }
+    }
+    const acmeKey = "acme_" + noise(32, 200, "0123456789abcdef")
+    const ticket: Redactor.Rule = { id: "ticket-secret", keywords: ["tkt-"], pattern: /\bTKT-[0-9]{6}\b/g }
+
+    it("extraRules add regular-expression rules and detectors to the catalogue", () => {
+      const extended = Redactor.make({ extraRules: [ticket, acme] })
+      assert.strictEqual(
+        extended.redact(`see TKT-123456, key ${acmeKey}, token ${github}`).text,
+        "see [REDACTED:ticket-secret], key [REDACTED:acme-key], token [REDACTED:github-token]"
+      )
+    })
+
+    it("rules replace the catalogue; personal data is governed on its own", () => {
+      const only = Redactor.make({ rules: [acme] })
+      assert.strictEqual(
+        only.redact(`${acmeKey} ${github} bob@example.com`).text,
+        `[REDACTED:acme-key] ${github} [REDACTED:email]`
+      )
+      const none = Redactor.make({ rules: [acme], personalData: false })
+      assert.strictEqual(none.redact(`${github} bob@example.com`).text, `${github} bob@example.com`)
+    })
+
+    it("a keyword may stand just before the match", () => {
+      const pin = Redactor.make({
+        rules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
+        personalData: false
+      })
+      const far = "x".repeat(70)
+      assert.strictEqual(pin.redact(`PIN: 4821, ${far} room 1234`).text, `PIN: [REDACTED:pin], ${far} room 1234`)
+    })
+  })
+
+  describe("known secrets, encoded", () => {
+    const value = "p@ss w/ \"quotes\" & more"
+    const known = Redactor.make({ secrets: [Redacted.make(value)], personalData: false })
+
+    it("are removed as they appear inside JSON and inside URLs", () => {
+      const text = `${JSON.stringify({ password: value })} https://x.internal/?p=${encodeURIComponent(value)} ${value}`
+      const result = known.redact(text)
+      assert.strictEqual(result.kinds["known-secret"], 3)
+      assert.notInclude(result.text, "quotes")
+    })
+
+    it("are removed when there are many of them", () => {
+      const values = Array.from({ length: 20 }, (_, i) => `corp-secret-${i}-${noise(8, 300 + i)}`)
+      const many = Redactor.make({ secrets: values.map((v) => Redacted.make(v)), personalData: false })
+      const result = many.redact(values.join(" | "))
+      assert.strictEqual(result.count, 20)
+      for (const v of values) assert.notInclude(result.text, v)
+    })
+  })
+
+  describe("streaming", () => {
+    const secrets = [
+      github,
+      aws,
+      anthropic,
+      jwt,
+      pem,
+      slackWebhook,
+      `postgres://app:${dbPassword}@db/app`,
+      "alice@example.com"
+    ]
+    for (const secret of secrets) {
+      it(`removes ${secret.slice(0, 12)}… split at every point`, () => {
+        const text = `start ${secret} middle ${secret}\nend`
+        const expected = whole(text)
+        for (let cut = 1; cut < text.length; cut++) {
+          const result = streamed(text, [cut, text.length], 1)
+          assert.strictEqual(result.text, expected.text)
+          assert.notInclude(result.text, secret)
+        }
+      })
+    }
+
+    it("holds back only a bounded tail, and emits the rest as it goes", () => {
+      const stream = redactor.stream()
+      const line = "2026-03-14 INFO compiling unit 42 of the project\n"
+      let emitted = 0
+      for (let i = 0; i < 2_000; i++) emitted += stream.push(line).text.length
+      assert.isAbove(emitted, line.length * 2_000 - 40_000)
+      assert.strictEqual(emitted + stream.end().text.length, line.length * 2_000)
+    })
+
+    it("starts afresh after end", () => {
+      const stream = redactor.stream({ batch: 1 })
+      stream.push(`a ${github.slice(0, 10)}`)
+      stream.end()
+      assert.strictEqual(stream.push("hello ").text + stream.end().text, "hello ")
+    })
+
+    it.effect("redactStream redacts an Effect stream of chunks", () =>
+      Effect.gen(function*() {
+        const text = `one ${github} two ${npm} three bob@example.com`
+        const chunks = text.match(/.{1,5}/gs)!
+        const out = yield* Stream.fromIterable(chunks).pipe(
+          Redactor.redactStream(redactor, { batch: 3 }),
+          Stream.runCollect
+        )
+        assert.strictEqual(Chunk.join(out, ""), whole(text).text)
+      }))
+  })
+
+  describe("stays linear on adversarial input", () => {
+    // Not timed. Each input makes every position a hit whose verification
+    // reads a long window; a rule that rescanned its window from each hit
+    // would take minutes here (24 s a MiB for `pass=` before values ended at
+    // `=`), not pass.
+    const quarterMiB = (unit: string) => unit.repeat(Math.ceil(262_144 / unit.length))
+    it("many triggers and no secret", () => {
+      for (
+        const unit of [
+          "://",
+          "http://a",
+          "password=",
+          "pass=",
+          "api_key=",
+          "aws_secret_access_key=",
+          "password='",
+          "@",
+          "a@",
+          "+1 ",
+          "(415) ",
+          "ghp_",
+          "sk-",
+          "eyJ.",
+          "eyJ-",
+          "1",
+          "1 ",
+          "1234567 ",
+          "Authorization: Bearer ",
+          "curl ",
+          "curl -X ",
+          "-----BEGIN RSA PRIVATE KEY-----",
+          "-----BEGIN RSA PRIVATE KEY-----\nQUJD\n"
+        ]
+      ) {
+        const text = quarterMiB(unit)
+        const result = redactor.redact(text)
+        assert.strictEqual(result.text.length - result.count * 20 <= text.length, true, unit)
+      }
+    })
+
+    it("a private key without an END line", () => {
+      const text = "-----BEGIN RSA PRIVATE KEY-----\n" + "QUJD".repeat(250_000)
+      const result = redactor.redact(text)
+      assert.isTrue(result.text.startsWith("[REDACTED:private-key]"))
+    })
+
+    it("20,000 tokens, each found", () => {
+      const tokens = Array.from({ length: 20_000 }, (_, i) => "gh" + "p_" + noise(36, 1_000 + i))
+      const result = redactor.redact(tokens.join("\n"))
+      assert.strictEqual(result.count, 20_000)
+      assert.strictEqual(result.text, Array(20_000).fill("[REDACTED:github-token]").join("\n"))
+    })
+  })
+
+  describe("laws over richer text", () => {
+    const secret = FastCheck.oneof(
+      FastCheck.stringMatching(/^[A-Za-z0-9]{36}$/).map((s) => "gh" + "p_" + s),
+      FastCheck.stringMatching(/^[A-Z2-7]{16}$/).map((s) => "AK" + "IA" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9_-]{35}$/).map((s) => "AI" + "za" + s),
+      FastCheck.stringMatching(/^[a-z]{3,10}\.[a-z]{2,8}$/).map((s) => s.replace(".", "@example.") + ".com"),
+      FastCheck.stringMatching(/^[0-9]{8}$/).map((s) => "13" + "9" + s),
+      FastCheck.stringMatching(/^[0-9]{4}$/).map((s) => `+44 20 7946 ${s}`),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{10,20}[0-9]$/).map((s) => `postgres://app:${s}@db:5432/x`),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{12,30}[0-9]$/).map((s) => `Authorization: Bearer ${s}`),
+      // Distinct characters: a value random enough for the entropy threshold.
+      FastCheck.shuffledSubarray([..."ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"], {
+        minLength: 8,
+        maxLength: 20
+      })
+        .map((chars) => `DB_PASSWORD=${chars.join("")}7`),
+      FastCheck.constant(pem),
+      FastCheck.constant(jwt)
+    )
+    const filler = FastCheck.oneof(
+      FastCheck.constantFrom("build", "ok", "user=42", "ticket", "error:", "{", "}", "[1,2]", "2026-03-14", "v1.2.3"),
+      FastCheck.constantFrom("://", "@", "+", "(", "password", "key", "Bearer", "[REDACTED:", "]", "\\n", "-----BEGIN"),
+      FastCheck.string({ unit: "binary-ascii", maxLength: 12 }),
+      FastCheck.string({ unit: "grapheme", maxLength: 6 })
+    )
+    const separator = FastCheck.constantFrom(" ", "\n", "\t", "=", ":", "\"", ",", "/", ";", "", "  ")
+    const text = FastCheck.array(FastCheck.tuple(FastCheck.oneof(secret, filler, filler), separator), { maxLength: 16 })
+      .map((parts) => parts.map(([part, sep]) => part + sep).join(""))
+    const planted = FastCheck.tuple(
+      FastCheck.array(FastCheck.tuple(filler, separator), { maxLength: 8 }),
+      secret,
+      FastCheck.array(FastCheck.tuple(filler, separator), { maxLength: 8 })
+    )
+
+    // Each once broke idempotence: a decision that depended on text a later
+    // finding replaced, or on a finding's own text seen through a marker.
+    const counterexamples = [
+      "password=01ABab2=xoxb-0000000000-aa00AAAaAAa0Aa0aA0Aa ",
+      "+44 20 7946 0000aaa@example.aa.com ",
+      "AKIAAA2A22AA222A2A22+44 20 7946 0000 ",
+      "AIza0A__Aa_0a0--aaa00_AA0-AAa-0AA_A--A-" + jwt,
+      "AIza-__A_-_AaA--aa_a-_0-A__0_-___-__a--AKIAAA22AA2222A2222A ",
+      "AIzaa_0_a__A-0-aa0-A0A_a_A0AaAaa_A-0_0-" + pem,
+      "AKIAA2AA2A222A222222 13900000000 ",
+      "aaa@example.aa.com" + pem,
+      "curl aaa@example.aa.com curl -u admin:Aa0aaaaaA00 https://x ",
+      "13900000000-AKIAA2AAA2A22AAAA2A2 ",
+      "curl -u admin:AAA00AaAaA0 https://x@aaa@example.aa.com@",
+      `curl ${pem} ${jwt}-curl -u admin:A0aaa00AaA0 https://x `,
+      "[REDACTED:aws-secret-access-key]: " + "A".repeat(20) + "b".repeat(20)
+    ]
+    it("is idempotent on the counterexamples found so far", () => {
+      for (const text of counterexamples) {
+        const once = redactor.redact(text).text
+        assert.deepStrictEqual({ text, twice: redactor.redact(once).text }, { text, twice: once })
+      }
+    })
+
+    it.prop("redaction is idempotent", { text }, ({ text }) => {
+      const once = redactor.redact(text)
+      const twice = redactor.redact(once.text)
+      assert.strictEqual(twice.text, once.text)
+      assert.strictEqual(twice.count, 0)
+    }, { fastCheck: { numRuns: 400 } })
+
+    it.prop(
+      "a planted secret is removed wherever it is planted, between any words",
+      { planted },
+      ({ planted: [before, secret, after] }) => {
+        // A separator that ends a word on each side, as around a secret in real output.
+        const head = before.map(([f, s]) => f + s).join("")
+        const tail = after.map(([f, s]) => f + s).join("")
+        const result = redactor.redact(`${head} ${secret}\n${tail}`)
+        assert.notInclude(result.text, secret)
+        assert.strictEqual(result.count, markers(result.text) - markers(head + tail))
+      },
+      { fastCheck: { numRuns: 400 } }
+    )
+
+    it.prop(
+      "any chunking of a stream gives what redacting the whole gives",
+      {
+        text,
+        sizes: FastCheck.array(FastCheck.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 12 }),
+        batch: FastCheck.integer({ min: 1, max: 64 })
+      },
+      ({ batch, sizes, text }) => {
+        const expected = whole(text)
+        const result = streamed(text, sizes, batch)
+        assert.deepStrictEqual(result, { text: expected.text, count: expected.count, kinds: { ...expected.kinds } })
+      },
+      { fastCheck: { numRuns: 400 } }
     )
   })
 })

@@ -1,0 +1,872 @@
+/**
+ * The catalogue of secret formats the default redactor removes.
+ *
+ * Two kinds of rule live here. Token rules recognise a credential by its
+ * vendor prefix (`ghp_`, `AKIA`, `sk-ant-`, `xoxb-`…) and its length and
+ * alphabet; they need no context and have almost no false positives.
+ * Contextual rules recognise a secret by what announces it: a key named
+ * like a password, an `Authorization:` header, the password part of a URL,
+ * `curl -u`, an `.npmrc` auth line. A contextual rule removes only the value
+ * and keeps the announcement, so the model still sees what was there.
+ *
+ * Every pattern is anchored where its trigger matched and has bounded
+ * quantifiers over disjoint character classes, so a rule costs time bounded
+ * by its window whatever the input. A token whose last character can be a
+ * separator (`-`, `.`, `~`) has no trailing look-ahead: what follows it
+ * may be another secret, and the token must be judged the same before that
+ * secret as before its marker, or redacting twice would differ from
+ * redacting once. Documented example credentials (AWS's
+ * `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`)
+ * and placeholders (`${TOKEN}`, `<your-key>`, `changeme`) are left alone.
+ *
+ * @since 0.2.0
+ */
+import * as Detector from "./Detector.js"
+
+// ---------------------------------------------------------------------------
+// values
+// ---------------------------------------------------------------------------
+
+/**
+ * Bits of entropy per character: separates `hunter2hunter2` from
+ * `kX9#pQ2vL8`.
+ *
+ * @since 0.2.0
+ * @category values
+ */
+export const entropy = (value: string): number => {
+  const counts = new Map<string, number>()
+  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1)
+  let bits = 0
+  for (const n of counts.values()) {
+    const p = n / value.length
+    bits -= p * Math.log2(p)
+  }
+  return bits
+}
+
+const placeholderShape =
+  /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\([^)]*\)|<[^>]*>|\{\{[^}]*\}\}|%[A-Za-z_]+%|[x*•.#-]{3,}|your[_-].*|changeme|password|secret|redacted|null|undefined|none)$/i
+
+/**
+ * A value that stands for a secret without being one: a variable reference,
+ * a template slot, a mask, a documentation example.
+ *
+ * @since 0.2.0
+ * @category values
+ */
+export const isPlaceholder = (value: string): boolean => placeholderShape.test(value) || /example/i.test(value)
+
+/**
+ * A value assigned to a secret-looking key counts as a secret when it looks
+ * random: long enough, varied enough, and not a plain word or placeholder.
+ * Digits are the usual tell; a long mixed-case value or one that mixes
+ * cases and symbols counts without them.
+ *
+ * @since 0.2.0
+ * @category values
+ */
+export const looksRandom = (value: string): boolean => {
+  if (value.length < 8 || isPlaceholder(value)) return false
+  const bits = entropy(value)
+  if (bits < 3) return false
+  const digits = /[0-9]/.test(value)
+  if (digits) return !/^[0-9]+$/.test(value)
+  const lower = /[a-z]/.test(value)
+  const upper = /[A-Z]/.test(value)
+  if (lower && upper && value.length >= 20 && bits >= 4) return true
+  return lower && upper && value.length >= 10 && /[^A-Za-z0-9]/.test(value)
+}
+
+const versionShape = /^v?[0-9]+(?:\.[0-9]+){1,3}(?:[-+][0-9A-Za-z.-]+)?$/
+const pathShape = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)/
+
+/** Values a contextual rule never removes, however random they look. */
+const isInnocent = (value: string): boolean =>
+  isPlaceholder(value) || pathShape.test(value) || versionShape.test(value) || value.includes("://") ||
+  value.startsWith("[REDACTED:") || value.startsWith("=")
+
+const awsExampleSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+/**
+ * The span a contextual rule reports for the value at `[start, end)`: the
+ * whole value, named after the specific secret it starts with if there is
+ * one (`token=ghp_…` is a GitHub token, not just an assignment).
+ */
+/**
+ * Whether a value ends where a marker of an earlier redaction starts. Such a
+ * value was judged whole the first time (and kept, since a part of it was
+ * removed on its own); judging what is left would make redacting twice
+ * differ from redacting once.
+ */
+const cutByMarker = (text: string, end: number): boolean => text.startsWith("[REDACTED:", end)
+
+const named = (context: Detector.Context, start: number, end: number): Detector.Span => {
+  const specific = context.classify(start)
+  return specific === undefined ? { start, end } : { start, end: Math.max(end, specific.end), id: specific.id }
+}
+
+// ---------------------------------------------------------------------------
+// token rules
+// ---------------------------------------------------------------------------
+
+/**
+ * A token rule: `body` is a sticky pattern for the whole token from its
+ * prefix on, and reads at most `maxLength` characters (counting a trailing
+ * look-ahead).
+ */
+const token = (options: {
+  readonly id: string
+  readonly prefixes: ReadonlyArray<string>
+  readonly body: RegExp
+  readonly maxLength: number
+  readonly accept?: ((token: string) => boolean) | undefined
+}): Detector.Detector => ({
+  id: options.id,
+  triggers: [Detector.prefix(...options.prefixes)],
+  before: 2,
+  after: options.maxLength + 1,
+  verify: (context, hit) => {
+    if (!Detector.separatedBefore(context, hit.start)) return undefined
+    const match = Detector.matchAt(options.body, context.text, hit.start)
+    if (match === null) return undefined
+    if (options.accept !== undefined && !options.accept(match[0])) return undefined
+    return { start: hit.start, end: hit.start + match[0].length }
+  }
+})
+
+/**
+ * PEM private keys of every kind (RSA, EC, DSA, PKCS#8, encrypted, OpenSSH,
+ * PGP), up to the END line; a key cut off before its END line is removed to
+ * the end of its base64 body. The body may be wrapped, indented, joined by
+ * spaces or escaped (`\n`) inside JSON.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const privateKey: Detector.Detector = {
+  id: "private-key",
+  triggers: [Detector.prefix("-----BEGIN")],
+  before: 0,
+  after: 12_200,
+  verify: (context, hit) => {
+    const match = Detector.matchAt(pem, context.text, hit.start)
+    return match === null ? undefined : { start: hit.start, end: hit.start + match[0].length }
+  }
+}
+// A body holds no run of five dashes before its END line, so the search for
+// END stops at the next header instead of scanning the whole window.
+const pem =
+  /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:(?:[A-Za-z0-9+/=\s\\:,.()]|-(?!----)){0,12000}?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]{0,12000})/y
+
+/**
+ * AWS access key ids, long-term (`AKIA`) and temporary (`ASIA`), and the
+ * other documented principal prefixes. Keys ending in `EXAMPLE`, AWS's
+ * documentation convention, are left alone.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const awsAccessKeyId = token({
+  id: "aws-access-key-id",
+  prefixes: ["AKIA", "ASIA", "ABIA", "ACCA"],
+  body: /(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/y,
+  maxLength: 21,
+  accept: (key) => !key.endsWith("EXAMPLE")
+})
+
+/**
+ * An AWS secret access key: 40 base64 characters assigned to a key named
+ * like `aws_secret_access_key`, `SecretAccessKey` or `secret_key` (env
+ * files, the credentials file, JSON from STS, `aws configure`).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const awsSecretAccessKey: Detector.Detector = {
+  id: "aws-secret-access-key",
+  triggers: [Detector.keyword("secret")],
+  before: 0,
+  after: 130,
+  verify: (context, hit) => {
+    const match = Detector.matchAt(awsSecret, context.text, hit.end)
+    if (match === null || match[1] === awsExampleSecret || match[1]!.includes("EXAMPLE")) return undefined
+    const end = hit.end + match[0].length
+    return { start: end - match[1]!.length, end }
+  }
+}
+const awsSecret =
+  /[ _-]?(?:access[ _-]?)?key["']?\]?(?:[ \t]{1,3}\[[^\]\n]{0,20}\])?[ \t]{0,5}(?::=|=>|[:=])[ \t]{0,5}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/iy
+
+/**
+ * GitHub tokens: classic personal access (`ghp_`), OAuth (`gho_`), app
+ * user-to-server (`ghu_`), app installation (`ghs_`), refresh (`ghr_`) and
+ * fine-grained personal access (`github_pat_`).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const githubToken = token({
+  id: "github-token",
+  prefixes: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+  body: /(?:gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])|github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_]))/y,
+  maxLength: 267
+})
+
+/**
+ * GitLab tokens: personal, deploy, runner, CI job, pipeline trigger, feed,
+ * incoming mail, agent, OAuth application and service account tokens, and
+ * legacy runner registration tokens.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const gitlabToken = token({
+  id: "gitlab-token",
+  prefixes: [
+    "glpat-",
+    "gldt-",
+    "glrt-",
+    "glcbt-",
+    "glptt-",
+    "glft-",
+    "glimt-",
+    "glagent-",
+    "gloas-",
+    "glsoat-",
+    "GR1348941"
+  ],
+  body:
+    /(?:gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas|soat)-|GR1348941)[A-Za-z0-9_-]{20,300}(?:\.[A-Za-z0-9_-]{1,100}){0,3}/y,
+  maxLength: 620
+})
+
+/**
+ * Anthropic API, admin and OAuth keys (`sk-ant-…`).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const anthropicKey = token({
+  id: "anthropic-key",
+  prefixes: ["sk-ant-"],
+  body: /sk-ant-[A-Za-z0-9_-]{20,300}/y,
+  maxLength: 307
+})
+
+/**
+ * OpenAI keys: project (`sk-proj-`), service account (`sk-svcacct-`),
+ * admin (`sk-admin-`) and legacy user keys (`sk-` and 32 or more letters
+ * and digits, with or without the `T3BlbkFJ` marker).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const openaiKey = token({
+  id: "openai-key",
+  prefixes: ["sk-"],
+  body:
+    /sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,300}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}(?![A-Za-z0-9])|[A-Za-z0-9]{32,200}(?![A-Za-z0-9_]))/y,
+  maxLength: 311
+})
+
+/**
+ * Slack bot, user, app, refresh, configuration and app-level tokens.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const slackToken = token({
+  id: "slack-token",
+  prefixes: ["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"],
+  body: /(?:xox[abposre]-|xoxe\.xox[bp]-|xapp-)[A-Za-z0-9-]{10,250}/y,
+  maxLength: 262
+})
+
+/**
+ * Slack incoming webhooks and workflow triggers: the whole URL, since its
+ * path is the credential.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const slackWebhook: Detector.Detector = {
+  id: "slack-webhook",
+  triggers: [Detector.literal("://")],
+  before: 8,
+  after: 240,
+  verify: (context, hit) => {
+    const text = context.text
+    const start = text.startsWith("https", hit.start - 5) ? hit.start - 5 : hit.start - 4
+    if (start < context.floor || !text.startsWith("http", start) || !Detector.separatedBefore(context, start)) {
+      return undefined
+    }
+    const match = Detector.matchAt(slackHook, text, hit.start)
+    return match === null ? undefined : { start, end: hit.start + match[0].length }
+  }
+}
+const slackHook = /:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,200}/y
+
+/**
+ * Stripe secret and restricted keys, live and test, and webhook signing
+ * secrets.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const stripeKey = token({
+  id: "stripe-key",
+  prefixes: ["sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"],
+  body: /(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,100})(?![A-Za-z0-9])/y,
+  maxLength: 256
+})
+
+/**
+ * Google API keys (`AIza…`, 39 characters).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const googleApiKey = token({
+  id: "google-api-key",
+  prefixes: ["AIza"],
+  body: /AIza[0-9A-Za-z_-]{35}/y,
+  maxLength: 40
+})
+
+/**
+ * Google OAuth client secrets (`GOCSPX-…`).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const googleOauthSecret = token({
+  id: "google-oauth-secret",
+  prefixes: ["GOCSPX-"],
+  body: /GOCSPX-[A-Za-z0-9_-]{28}/y,
+  maxLength: 36
+})
+
+/**
+ * The `private_key_id` of a Google service-account JSON file. The
+ * `private_key` next to it is a PEM key, removed by {@link privateKey}.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const gcpServiceAccount: Detector.Detector = {
+  id: "gcp-service-account",
+  triggers: [Detector.keyword("key")],
+  before: 8,
+  after: 70,
+  verify: (context, hit) => {
+    const text = context.text
+    if (hit.start - 8 < context.floor || !text.startsWith("private_", hit.start - 8)) return undefined
+    const match = Detector.matchAt(serviceAccountKeyId, text, hit.end)
+    if (match === null) return undefined
+    const end = hit.end + match[0].length - 1
+    return { start: end - 40, end }
+  }
+}
+const serviceAccountKeyId = /_id["']?[ \t]{0,5}:[ \t]{0,5}["']([0-9a-f]{40})["']/y
+
+/**
+ * npm access tokens (`npm_…`).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const npmToken = token({
+  id: "npm-token",
+  prefixes: ["npm_"],
+  body: /npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/y,
+  maxLength: 41
+})
+
+/**
+ * Hugging Face user access tokens (`hf_…`).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const huggingfaceToken = token({
+  id: "huggingface-token",
+  prefixes: ["hf_"],
+  body: /hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9])/y,
+  maxLength: 44
+})
+
+/**
+ * JSON Web Tokens: a base64url JSON header (`eyJ`), a payload and a
+ * signature. Unsigned tokens (empty signature) are removed too: their
+ * payload is what matters.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const jwt: Detector.Detector = {
+  id: "jwt",
+  triggers: [Detector.prefix("eyJ")],
+  before: 2,
+  after: 14_011,
+  verify: (context, hit) => {
+    const text = context.text
+    if (!Detector.separatedBefore(context, hit.start)) return undefined
+    const match = Detector.matchAt(jwtShape, text, hit.start)
+    if (match !== null) return { start: hit.start, end: hit.start + match[0].length }
+    // Every `eyJ` inside this header's run of base64url characters shares
+    // its end and what follows it, so fails the same way; when the run is
+    // longer than a header can be, only those whose header would still be
+    // too long do. Reading two headers' length makes each skip worth one.
+    let end = hit.start + 3
+    const limit = Math.min(text.length, end + 2 * maxHeader + 1)
+    while (end < limit && isBase64Url(text.charCodeAt(end))) end++
+    const tooLong = end === limit && limit < text.length || end - hit.start - 3 > maxHeader
+    context.skip(tooLong ? end - maxHeader - 3 : end)
+    return undefined
+  }
+}
+const maxHeader = 4_000
+const jwtShape = /eyJ[A-Za-z0-9_-]{8,4000}\.ey[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{0,2000}/y
+const isBase64Url = (code: number): boolean => Detector.isWordChar(code) || code === 45
+
+/**
+ * Azure AD (Entra ID) client secrets: three characters, a digit, `Q~` and
+ * 31 to 34 more. The trigger is the rare `Q~`; the secret starts four
+ * characters before it.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const azureClientSecret: Detector.Detector = {
+  id: "azure-client-secret",
+  triggers: [Detector.prefix("Q~")],
+  before: 6,
+  after: 38,
+  verify: (context, hit) => {
+    const start = hit.start - 4
+    if (start < context.floor || !azureSeparated(context, start)) return undefined
+    const match = Detector.matchAt(azure, context.text, start)
+    return match === null ? undefined : { start, end: start + match[0].length }
+  }
+}
+const azure = /[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}/y
+const azureSeparated = (context: Detector.Context, start: number): boolean => {
+  if (start === 0) return true
+  const code = Detector.codeAt(context, start - 1)
+  return !(Detector.isWordChar(code) || code === 126 || code === 46 || code === 45) ||
+    Detector.isEscapedWhitespace(context, start - 1)
+}
+
+/**
+ * SendGrid API keys (`SG.<22>.<43>`).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const sendgridKey = token({
+  id: "sendgrid-api-key",
+  prefixes: ["SG."],
+  body: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/y,
+  maxLength: 70
+})
+
+/**
+ * Twilio API key SIDs (`SK` and 32 hex digits). Twilio auth tokens have no
+ * prefix; {@link secretAssignment} removes them from `TWILIO_AUTH_TOKEN=…`.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const twilioKey = token({
+  id: "twilio-api-key",
+  prefixes: ["SK"],
+  body: /SK[0-9a-fA-F]{32}(?![0-9A-Za-z])/y,
+  maxLength: 35
+})
+
+/**
+ * HashiCorp Vault service, batch and recovery tokens.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const vaultToken = token({
+  id: "vault-token",
+  prefixes: ["hvs.", "hvb.", "hvr."],
+  body: /hv[sbr]\.[A-Za-z0-9_-]{24,500}/y,
+  maxLength: 504
+})
+
+/**
+ * DigitalOcean personal access, OAuth and refresh tokens.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const digitaloceanToken = token({
+  id: "digitalocean-token",
+  prefixes: ["dop_v1_", "doo_v1_", "dor_v1_"],
+  body: /do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])/y,
+  maxLength: 72
+})
+
+/**
+ * Databricks personal access tokens (`dapi` and 32 hex digits).
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const databricksToken = token({
+  id: "databricks-token",
+  prefixes: ["dapi"],
+  body: /dapi[a-f0-9]{32}(?:-[0-9]{1,2})?(?![A-Za-z0-9])/y,
+  maxLength: 40
+})
+
+// ---------------------------------------------------------------------------
+// contextual rules
+// ---------------------------------------------------------------------------
+
+/**
+ * The password of a URL with credentials (`postgres://app:PASSWORD@db`),
+ * whatever the scheme: postgres, mysql, mongodb(+srv), redis, amqp, http…
+ * The user and the host stay. A password that contains `@` is removed
+ * whole: the host starts after the last `@` of the authority.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const urlCredentials: Detector.Detector = {
+  id: "url-credentials",
+  triggers: [Detector.literal("://")],
+  before: 22,
+  after: 520,
+  verify: (context, hit) => {
+    const text = context.text
+    let scheme = hit.start
+    while (scheme > context.floor && hit.start - scheme < 20 && isSchemeChar(text.charCodeAt(scheme - 1))) scheme--
+    if (hit.start - scheme < 2 || !isLetter(text.charCodeAt(scheme))) return undefined
+    const from = hit.start + 3
+    const limit = Math.min(text.length, from + 512)
+    let end = from
+    let at = -1
+    while (end < limit && !endsAuthority(text.charCodeAt(end))) {
+      if (text.charCodeAt(end) === 64) at = end
+      end++
+    }
+    if (at < 0 || end === from + 512) return undefined
+    let colon = from
+    while (colon < at && text.charCodeAt(colon) !== 58) colon++
+    if (colon + 1 >= at) return undefined
+    const start = colon + 1
+    if (start < context.floor || isPlaceholder(text.slice(start, at))) return undefined
+    return named(context, start, at)
+  }
+}
+const isLetter = (code: number): boolean => (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+const isSchemeChar = (code: number): boolean =>
+  isLetter(code) || Detector.isDigit(code) || code === 43 || code === 46 || code === 45
+// `/ ? #` end the authority, and so does anything that cannot be inside a URL.
+const endsAuthority = (code: number): boolean =>
+  code <= 32 || code === 47 || code === 63 || code === 35 || code === 34 || code === 39 || code === 60 ||
+  code === 62 || code === 92 || code === 96
+
+/**
+ * The credential of an `Authorization:` header (`Bearer`, `Basic`,
+ * `token`, or a raw key) and of a `Bearer …` anywhere. The scheme stays.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const authorizationHeader: Detector.Detector = {
+  id: "authorization-header",
+  triggers: [Detector.keyword("auth", "bearer")],
+  before: 0,
+  after: 4_100,
+  verify: (context, hit) => {
+    const text = context.text
+    let match: RegExpExecArray | null
+    let from: number
+    if (Detector.startsWithCaseless(text, hit.start, "authorization")) {
+      from = hit.start + 13
+      match = Detector.matchAt(authorizationValue, text, from)
+    } else if (Detector.startsWithCaseless(text, hit.start, "bearer")) {
+      from = hit.start + 6
+      match = Detector.matchAt(bearerValue, text, from)
+    } else {
+      return undefined
+    }
+    if (match === null || /^[a-z]+$/.test(match[1]!)) return undefined
+    const end = from + match[0].length
+    if (cutByMarker(text, end)) return undefined
+    return named(context, end - match[1]!.length, end)
+  }
+}
+const authorizationValue =
+  /["']?[ \t]{0,5}[:=][ \t]{0,5}["']?(?:(?:bearer|basic|token|bot|digest|negotiate|apikey|api-key|key|sso-key)[ \t]{1,5})?([A-Za-z0-9._~+/-]{8,4000}={0,3})/iy
+const bearerValue = /[ \t]{1,5}([A-Za-z0-9._~+/-]{12,4000}={0,3})/y
+
+/**
+ * The password of `curl -u user:password` and `curl --user user:password`,
+ * anywhere on the command line, across `\` continuations.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const curlCredentials: Detector.Detector = {
+  id: "curl-credentials",
+  triggers: [Detector.keyword("curl")],
+  before: 0,
+  after: 6_600,
+  verify: (context, hit) => {
+    const match = Detector.matchAt(curlUser, context.text, hit.end)
+    if (match === null || isPlaceholder(match[2]!)) return undefined
+    const end = hit.end + match[0].length
+    return named(context, end - match[2]!.length, end)
+  }
+}
+// The command line up to `-u`: across `\` continuations, but not across a
+// line end, nor across the marker of an earlier redaction (which a second
+// redaction would see instead of the text it replaced), nor past the next
+// `curl` (whose own hit scans from there: each character is scanned once).
+const curlUser =
+  /(?:[^\n\\[cC]|[cC](?![uU][rR][lL])|\[(?!REDACTED:)|\\\r?\n|\\[^\n]){0,2000}?[ \t](?:-u[ \t]*|--user(?:[ \t]+|=))["']?([^\s:"'@]{1,256}):([^\s"']{1,256})/y
+
+/**
+ * `.npmrc` credentials: `_authToken`, `_auth` and `_password`, global or
+ * scoped to a registry (`//registry.npmjs.org/:_authToken=…`), whatever
+ * the token looks like.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const npmrcAuth: Detector.Detector = {
+  id: "npmrc-auth",
+  triggers: [Detector.keyword("auth", "pass")],
+  before: 3,
+  after: 2_040,
+  verify: (context, hit) => {
+    const text = context.text
+    if (hit.start < 1 || Detector.codeAt(context, hit.start - 1) !== 95) return undefined
+    const before = hit.start - 2
+    if (before >= 0) {
+      const code = Detector.codeAt(context, before)
+      if (code !== 58 && Detector.isWordChar(code) && !Detector.isEscapedWhitespace(context, before)) return undefined
+    }
+    const from = hit.start + 4
+    const rest = Detector.startsWithCaseless(text, hit.start, "auth") ? npmrcAuthValue : npmrcPasswordValue
+    const match = Detector.matchAt(rest, text, from)
+    if (match === null || isPlaceholder(match[1]!)) return undefined
+    const end = from + match[0].length
+    return named(context, end - match[1]!.length, end)
+  }
+}
+const npmrcAuthValue = /(?:token)?[ \t]{0,5}=[ \t]{0,5}["']?([^\s"']{1,2000})/iy
+const npmrcPasswordValue = /word[ \t]{0,5}=[ \t]{0,5}["']?([^\s"']{1,2000})/iy
+
+/**
+ * Qualifiers that make a `…key` a secret (`api_key`, `secretKey`,
+ * `signing-key`); a bare `key` or a `cache_key` is not one.
+ */
+const keyQualifiers = [
+  "api",
+  "access",
+  "private",
+  "secret",
+  "signing",
+  "sign",
+  "encryption",
+  "decryption",
+  "crypt",
+  "master",
+  "client",
+  "account",
+  "auth",
+  "app",
+  "service",
+  "license",
+  "webhook",
+  "session",
+  "jwt",
+  "hmac",
+  "shared",
+  "consumer",
+  "subscription",
+  "storage",
+  "admin",
+  "deploy"
+]
+
+/** Key suffixes that name metadata about a secret rather than the secret. */
+const metadataSuffixes = [
+  "id",
+  "ids",
+  "name",
+  "names",
+  "path",
+  "paths",
+  "file",
+  "files",
+  "dir",
+  "url",
+  "uri",
+  "endpoint",
+  "host",
+  "type",
+  "kind",
+  "count",
+  "length",
+  "len",
+  "size",
+  "ttl",
+  "expiry",
+  "expires",
+  "expiresat",
+  "expiresin",
+  "expiration",
+  "timeout",
+  "version",
+  "ref",
+  "arn",
+  "policy",
+  "header",
+  "prefix",
+  "format",
+  "mode",
+  "enabled",
+  "required",
+  "env",
+  "hint",
+  "field",
+  "label",
+  "description",
+  "location",
+  "provider",
+  "manager",
+  "store",
+  "rotation",
+  "created",
+  "updated",
+  "at",
+  "limit",
+  "used",
+  "usage",
+  "source",
+  "strategy",
+  "method",
+  "scope",
+  "scopes",
+  "bucket",
+  "status"
+]
+
+const isMetadata = (suffix: string): boolean => {
+  if (suffix.length === 0) return false
+  const bare = suffix.toLowerCase().replace(/[_.-]/g, "")
+  return metadataSuffixes.some((word) => bare.endsWith(word))
+}
+
+const qualifiesKey = (context: Detector.Context, keyStart: number): boolean => {
+  let end = keyStart
+  const separator = Detector.codeAt(context, end - 1)
+  if (separator === 95 || separator === 45) end--
+  let start = end
+  while (start > context.floor && end - start < 20 && isLetter(context.text.charCodeAt(start - 1))) start--
+  const word = context.text.slice(start, end).toLowerCase()
+  return word.length > 0 && keyQualifiers.some((q) => word.endsWith(q))
+}
+
+// After the keyword: the rest of the key, a closing quote or bracket, the
+// operator (`=`, `:`, `:=`, `=>`) and spaces.
+const assignment = /([A-Za-z0-9_.-]{0,40})["']?\]?[ \t]{0,5}(?::=|=>|[:=])[ \t]{0,5}/y
+
+/** Longer values are cut there: the rest of a runaway value is not worth a window that long. */
+const maxValue = 1_000
+
+// `=` ends a value (base64 padding aside): a value never runs into the next
+// assignment, so no character is scanned as the value of many keys.
+const isValueChar = (code: number): boolean =>
+  code > 32 && code !== 61 && code !== 34 && code !== 39 && code !== 96 && code !== 44 && code !== 59 && code !== 38 &&
+  code !== 60 && code !== 62 && code !== 40 && code !== 41 && code !== 91 && code !== 93 && code !== 123 &&
+  code !== 125 && code !== 92 && code !== 124
+
+/**
+ * Generic assignments: a key named like a password, secret, token, API or
+ * private key, or auth, assigned (`=`, `:`, `:=`, `=>`) a value
+ * that looks random ({@link looksRandom}). Works for env files, YAML,
+ * JSON, INI, query strings, log fields and source code; ordinary words,
+ * paths, versions and placeholders pass.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const secretAssignment: Detector.Detector = {
+  id: "secret-assignment",
+  triggers: [Detector.keyword("pass", "pwd", "secret", "token", "key", "auth")],
+  before: 24,
+  after: 1_100,
+  verify: (context, hit) => {
+    const text = context.text
+    const isKey = hit.end - hit.start === 3 && Detector.startsWithCaseless(text, hit.start, "key")
+    if (isKey && !qualifiesKey(context, hit.start)) return undefined
+    const match = Detector.matchAt(assignment, text, hit.end)
+    if (match === null || isMetadata(match[1]!)) return undefined
+    let start = hit.end + match[0].length
+    let end = start
+    const limit = Math.min(text.length, start + maxValue + 1)
+    const quote = text.charCodeAt(start)
+    if (quote === 34 || quote === 39 || quote === 96) {
+      start++
+      end = start
+      while (end < limit && text.charCodeAt(end) !== quote && text.charCodeAt(end) !== 10) {
+        end += text.charCodeAt(end) === 92 ? 2 : 1
+      }
+      if (end >= limit || text.charCodeAt(end) !== quote) return undefined
+    } else {
+      while (end < limit && isValueChar(text.charCodeAt(end))) end++
+      for (let pad = 0; pad < 2 && end < limit && text.charCodeAt(end) === 61; pad++) end++
+      if (cutByMarker(text, end)) return undefined
+    }
+    const value = text.slice(start, end)
+    if (isInnocent(value) || !looksRandom(value)) return undefined
+    return named(context, start, end)
+  }
+}
+
+/**
+ * The default catalogue, most specific first: when several rules could
+ * explain the same text, the first one names it.
+ *
+ * @since 0.2.0
+ * @category rules
+ */
+export const catalogue: ReadonlyArray<Detector.Detector> = [
+  privateKey,
+  awsAccessKeyId,
+  githubToken,
+  gitlabToken,
+  anthropicKey,
+  openaiKey,
+  slackToken,
+  stripeKey,
+  googleApiKey,
+  googleOauthSecret,
+  npmToken,
+  huggingfaceToken,
+  jwt,
+  azureClientSecret,
+  sendgridKey,
+  twilioKey,
+  vaultToken,
+  digitaloceanToken,
+  databricksToken,
+  slackWebhook,
+  urlCredentials,
+  awsSecretAccessKey,
+  gcpServiceAccount,
+  npmrcAuth,
+  authorizationHeader,
+  curlCredentials,
+  secretAssignment
+]
