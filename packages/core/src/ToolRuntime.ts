@@ -185,7 +185,7 @@ interface Turn {
   readonly tracer: Tracer.Tracer | undefined
   readonly parentSpan: Option.Option<Tracer.AnySpan>
   readonly stageSpans: boolean
-  env: Pipeline.ExecuteEnv
+  readonly env: Pipeline.ExecuteEnv
   interruptReason: string | undefined
   /** The call whose denial stopped the turn. */
   stoppedBy: number | undefined
@@ -398,6 +398,18 @@ export const make = (options?: Options): Effect.Effect<
           )
           : undefined
         turnTrace?.attribute("tool.calls", calls.length)
+        const watchdog = new Watchdog.Watchdog(clock, cleanupMillis)
+        const onEvent = turnOptions?.onEvent
+        const env: Pipeline.ExecuteEnv = {
+          watchdog,
+          redactor,
+          runtime,
+          onProgress: onEvent === undefined
+            ? undefined
+            : (callId, toolName, message) => onEvent({ _tag: "Progress", callId, toolName, message }),
+          // Read when a handler is interrupted, by which time `turn` exists.
+          interruptReason: () => turn.interruptReason ?? "the turn was interrupted"
+        }
         const turn: Turn = {
           calls,
           results: new Array(calls.length),
@@ -406,21 +418,10 @@ export const make = (options?: Options): Effect.Effect<
           tracer: tracerEnabled ? tracer : undefined,
           parentSpan: turnTrace === undefined ? parentSpan : Option.some(turnTrace),
           stageSpans: CallTrace.isExporting(tracer),
-          env: undefined as unknown as Pipeline.ExecuteEnv,
+          env,
           interruptReason: undefined,
           failedAt: undefined,
           stoppedBy: undefined
-        }
-        const watchdog = new Watchdog.Watchdog(clock, cleanupMillis)
-        const onEvent = turnOptions?.onEvent
-        turn.env = {
-          watchdog,
-          redactor,
-          runtime,
-          onProgress: onEvent === undefined
-            ? undefined
-            : (callId, toolName, message) => onEvent({ _tag: "Progress", callId, toolName, message }),
-          interruptReason: () => turn.interruptReason ?? "the turn was interrupted"
         }
         const startedAt = clock.unsafeCurrentTimeMillis()
         const duplicates = duplicateIds(calls)
