@@ -423,7 +423,6 @@ export const make = (options?: Options): Effect.Effect<
           failedAt: undefined,
           stoppedBy: undefined
         }
-        const startedAt = clock.unsafeCurrentTimeMillis()
         const duplicates = duplicateIds(calls)
         const batches = planTurn(calls, isReadOnly, new Set(duplicates.keys()), turnOptions?.parallel ?? true)
         const concurrency = turnOptions?.concurrency ?? 8
@@ -465,7 +464,8 @@ export const make = (options?: Options): Effect.Effect<
                   }) failed and this turn stops at the first failure`
                   : "the turn ended before it started"
               })
-            pending.push(fail(turn, i, error, startedAt))
+            // A call that never ran took no time.
+            pending.push(fail(turn, i, error, clock.unsafeCurrentTimeMillis()))
           }
           return Effect.all(pending, { discard: true })
         })
