@@ -71,9 +71,15 @@ export class CallTrace {
     this.last = now
   }
 
-  /** Opens a stage that others nest in (the handler's own spans go under `execute`). */
-  open(stage: Stage): Tracer.Span {
-    return this.tracer.span(`tool_runtime.${stage}`, this.parent, Context.empty(), [], this.last, "internal")
+  /**
+   * Opens a stage that others nest in (the handler's own spans go under
+   * `execute`). Without an exporting tracer the call's span stands in for it:
+   * handlers still see their call as their parent, at no extra span.
+   */
+  open(stage: Stage): Tracer.Span | undefined {
+    return this.stageSpans
+      ? this.tracer.span(`tool_runtime.${stage}`, this.parent, Context.empty(), [], this.last, "internal")
+      : undefined
   }
 
   close(span: Tracer.Span, exit: Exit.Exit<unknown, unknown>): void {

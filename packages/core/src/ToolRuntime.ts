@@ -286,7 +286,7 @@ export const make = (options?: Options): Effect.Effect<
         const run = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
           next("execute")
           const span = trace?.open("execute")
-          return Pipeline.execute(entry, callId, input, turn.env, span, (error) => {
+          return Pipeline.execute(entry, callId, input, turn.env, span ?? trace?.span, (error) => {
             if (span !== undefined) trace!.close(span, Exit.fail(error))
             return complete(entry.tool, { _tag: "Failure", error })
           }).pipe(
