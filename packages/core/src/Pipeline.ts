@@ -471,7 +471,8 @@ export const execute = (
     Effect.suspend(() => {
       const tool = entry.tool
       const watchdog = env.watchdog
-      const watch = watchdog.watch(tool.timeoutMillis, tool.idleTimeoutMillis)
+      const timeoutMillis = tool.timeoutFor(input)
+      const watch = watchdog.watch(timeoutMillis, tool.idleTimeoutMillis)
       const touch = Effect.sync(() => watchdog.touch(watch))
       const onProgress = env.onProgress
       const context: Tool.Context = {
@@ -501,7 +502,7 @@ export const execute = (
               })
               : new ToolError.Timeout({
                 toolName: tool.name,
-                timeoutMillis: tool.timeoutMillis,
+                timeoutMillis,
                 outcomeUnknown,
                 cleanupAbandoned
               })
@@ -557,7 +558,7 @@ export const execute = (
                 })
                 : new ToolError.Timeout({
                   toolName: tool.name,
-                  timeoutMillis: tool.timeoutMillis,
+                  timeoutMillis,
                   outcomeUnknown,
                   cleanupAbandoned: !Watchdog.isExit(outcome)
                 })

@@ -77,6 +77,8 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   resources(input: Input): ReadonlyArray<ResourceLocks.Resource>
   /** What a call acts on, for permission rules. */
   subject(input: Input): Policy.Subject
+  /** This call's total limit in milliseconds: `timeoutMillis`, or less when the call asks for less. */
+  timeoutFor(input: Input): number
   /** The JSON Schema of the parameters, as the model is shown it. */
   readonly inputSchema: JSONSchema.JsonSchema7
 }
@@ -133,6 +135,11 @@ export interface Options<Input, Output, Failure, R, R2> {
   readonly readOnly?: boolean | undefined
   /** Total time limit. Default 60 s. */
   readonly timeout?: Duration.DurationInput | undefined
+  /**
+   * A call's own limit, from its input (a command's `timeout_ms`). It can
+   * shorten the tool's `timeout`, never lengthen it.
+   */
+  readonly timeoutFor?: ((input: Input) => Duration.DurationInput | undefined) | undefined
   /** Longest silence (no progress, no output) before the call counts as stuck. Default: none. */
   readonly idleTimeout?: Duration.DurationInput | undefined
   /** Output the model may see: characters, or approximate tokens. Default 30,000 characters. */
@@ -208,6 +215,8 @@ export const make = <
       any
     >
   const readOnly = options.readOnly ?? defaults.readOnly
+  const timeoutMillis = Duration.toMillis(options.timeout ?? defaults.timeout)
+  const requested = options.timeoutFor
   let inputSchema: JSONSchema.JsonSchema7 | undefined = options.inputSchema
   const success = options.success
   return {
@@ -215,7 +224,11 @@ export const make = <
     description: options.description,
     parameters,
     readOnly,
-    timeoutMillis: Duration.toMillis(options.timeout ?? defaults.timeout),
+    timeoutMillis,
+    timeoutFor: requested === undefined ? () => timeoutMillis : (input: ParametersType<P>) => {
+      const asked = requested(input)
+      return asked === undefined ? timeoutMillis : Math.min(timeoutMillis, Duration.toMillis(asked))
+    },
     idleTimeoutMillis: options.idleTimeout === undefined ? undefined : Duration.toMillis(options.idleTimeout),
     outputLimit: typeof options.outputLimit === "object"
       ? options.outputLimit.tokens

@@ -224,6 +224,29 @@ describe("ToolRuntime", () => {
       assert.include(ToolResult.text(result), "check whether it did")
     }))
 
+  it.effect("a call can ask for a shorter limit than its tool's, never a longer one", () =>
+    Effect.gen(function*() {
+      const wait = Tool.make("wait", {
+        description: "waits",
+        parameters: { timeout_ms: Schema.Number },
+        readOnly: true,
+        timeout: "10 seconds",
+        timeoutFor: ({ timeout_ms }) => timeout_ms,
+        handler: () => Effect.never
+      })
+      const runtime = yield* runtimeWith([wait])
+      const fiber = yield* Effect.fork(runtime.runTurn([
+        call("short", "wait", { timeout_ms: 2_000 }),
+        call("long", "wait", { timeout_ms: 60_000 })
+      ]))
+      yield* TestClock.adjust("1 minute")
+      const [short, long] = yield* Fiber.join(fiber)
+      assert.strictEqual(short!.meta.durationMillis, 2_000)
+      assert.include(ToolResult.text(short!), "timed out after 2 s")
+      assert.strictEqual(long!.meta.durationMillis, 10_000)
+      assert.include(ToolResult.text(long!), "timed out after 10 s")
+    }))
+
   it.effect("a read-only tool's timeout is retryable and its outcome known", () =>
     Effect.gen(function*() {
       const slow = Tool.make("slow_read", {

@@ -424,6 +424,7 @@ const setup = (options: Options) => {
   const readOnly = options.readOnly ?? false
   // A command may touch any file: it holds the whole workspace, so file
   // calls of other turns on the same runtime wait for it (and it for them).
+  const slack = Duration.toMillis(grace) + Duration.toMillis(ProcessRunner.defaults.drainTimeout) + 5_000
   const workspaceAccess = [
     readOnly ? ResourceLocks.reads(Workspace.resourceKey) : ResourceLocks.writes(Workspace.resourceKey)
   ]
@@ -433,9 +434,8 @@ const setup = (options: Options) => {
     risk: options.risk ?? ("high" as const),
     // The runner enforces the call's own limit; this outer bound only
     // catches a runner that failed to, after the grace and drain bounds.
-    timeout: Duration.millis(
-      maxMillis + Duration.toMillis(grace) + Duration.toMillis(ProcessRunner.defaults.drainTimeout) + 5_000
-    ),
+    timeout: Duration.millis(maxMillis + slack),
+    timeoutFor: (input: Input) => Duration.millis((input.timeout_ms ?? defaultMillis) + slack),
     idleTimeout: options.idleTimeout,
     outputLimit: options.outputLimit ?? defaults.outputLimit,
     validate: (input: Input) =>
