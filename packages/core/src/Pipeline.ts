@@ -794,6 +794,29 @@ export const shape = (
       const limitChars = Truncation.charsWithin(text, limit, unit)
       if (failure === undefined) {
         const previewChars = Math.min(tool?.truncation.previewChars ?? env.previewChars, limitChars)
+        const strategy = tool?.truncation.success ?? "head"
+        if (strategy === "tail") {
+          const end = Truncation.tail(text, previewChars)
+          const marker = `[Output truncated: showing the last ${number(end.length)} of ${
+            number(text.length)
+          } characters. ${where(0)}]\n\n`
+          return mark(build(
+            marker + end,
+            { strategy: "tail", originalLength: text.length, shownLength: end.length },
+            artifact
+          ))
+        }
+        if (strategy === "head-tail") {
+          const cut = Truncation.headTail(text, previewChars, tool?.truncation.headShare ?? 0.3)
+          const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
+            where(cut.head.length)
+          }]\n\n`
+          return mark(build(
+            cut.head + marker + cut.tail,
+            { strategy: "head-tail", originalLength: text.length, shownLength: cut.head.length + cut.tail.length },
+            artifact
+          ))
+        }
         const preview = Truncation.head(text, previewChars)
         const marker = `\n\n[Output truncated: showing the first ${number(preview.length)} of ${
           number(text.length)

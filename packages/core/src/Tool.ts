@@ -90,6 +90,11 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
  * @category models
  */
 export interface TruncationOptions {
+  /**
+   * What a truncated success keeps: its start (default), its end (a
+   * command's summary line), or both. A failure always keeps both.
+   */
+  readonly success?: "head" | "tail" | "head-tail" | undefined
   /** Characters of a truncated success shown before the marker. */
   readonly previewChars?: number | undefined
   /** Characters of a truncated failure kept, head and tail together. */

@@ -44,7 +44,7 @@ export type ContentBlock = typeof ContentBlock.Type
  * @category models
  */
 export const Truncation = Schema.Struct({
-  strategy: Schema.Literal("head", "head-tail"),
+  strategy: Schema.Literal("head", "tail", "head-tail"),
   originalLength: Schema.Number.annotations({ description: "Characters before truncation (after redaction)." }),
   shownLength: Schema.Number.annotations({ description: "Characters kept, markers excluded." })
 })

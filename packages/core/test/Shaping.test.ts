@@ -38,6 +38,30 @@ describe("shaping", () => {
       assert.isAtMost(result.meta.truncation!.shownLength, 5_000)
     }))
 
+  it.effect("a truncated success can keep its end, or both ends, instead of its start", () =>
+    Effect.gen(function*() {
+      const lines = Array.from({ length: 3000 }, (_, i) => `compiled unit ${i}`).join("\n") + "\n42 passed, 0 failed"
+      const make = (success: "tail" | "head-tail") =>
+        Tool.make(`build_${success.replace("-", "_")}`, {
+          description: "builds",
+          parameters: {},
+          readOnly: true,
+          outputLimit: 5_000,
+          truncation: { success },
+          handler: () => Effect.succeed(lines)
+        })
+      const tail = yield* runOne(make("tail"))
+      assert.strictEqual(tail.meta.truncation?.strategy, "tail")
+      assert.isTrue(ToolResult.text(tail).startsWith("[Output truncated: showing the last"))
+      assert.isTrue(ToolResult.text(tail).endsWith("42 passed, 0 failed"))
+      assert.notInclude(ToolResult.text(tail), "compiled unit 0\n")
+      const both = yield* runOne(make("head-tail"))
+      assert.strictEqual(both.meta.truncation?.strategy, "head-tail")
+      assert.isTrue(ToolResult.text(both).startsWith("compiled unit 0\n"))
+      assert.isTrue(ToolResult.text(both).endsWith("42 passed, 0 failed"))
+      assert.isAtMost(both.meta.truncation!.shownLength, 2_000)
+    }))
+
   it.effect("limits can be in approximate tokens", () =>
     Effect.gen(function*() {
       const words = Tool.make("words", {

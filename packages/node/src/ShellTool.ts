@@ -438,6 +438,8 @@ const setup = (options: Options) => {
     timeoutFor: (input: Input) => Duration.millis((input.timeout_ms ?? defaultMillis) + slack),
     idleTimeout: options.idleTimeout,
     outputLimit: options.outputLimit ?? defaults.outputLimit,
+    // A command's summary ("42 passed", "Done in 3s") is at its end.
+    truncation: { success: "head-tail" as const },
     validate: (input: Input) =>
       input.cwd === undefined ? Effect.void : Effect.asVoid(resolveWorkingDirectory(root, input.cwd))
   }
