@@ -52,7 +52,9 @@ export const Permissions = Schema.Struct({
   allow: Schema.optionalWith(Rules, { exact: true }),
   ask: Schema.optionalWith(Rules, { exact: true }),
   deny: Schema.optionalWith(Rules, { exact: true }),
-  defaultMode: Schema.optionalWith(ModeSetting, { exact: true })
+  defaultMode: Schema.optionalWith(ModeSetting, { exact: true }),
+  /** `"disable"`: no settings file may make bypassPermissions the default mode. */
+  disableBypassPermissionsMode: Schema.optionalWith(Schema.Literal("disable"), { exact: true })
 }).annotations({ identifier: "Permissions" })
 
 /**
@@ -76,6 +78,8 @@ export interface Settings {
   readonly ask: ReadonlyArray<Rule.Rule>
   readonly deny: ReadonlyArray<Rule.Rule>
   readonly defaultMode: Mode.Mode | undefined
+  /** Some file said `disableBypassPermissionsMode: "disable"`. */
+  readonly bypassDisabled: boolean
   /** The files that were read, lowest precedence first. */
   readonly sources: ReadonlyArray<string>
 }
@@ -84,7 +88,14 @@ export interface Settings {
  * @since 0.1.0
  * @category constructors
  */
-export const empty: Settings = { allow: [], ask: [], deny: [], defaultMode: undefined, sources: [] }
+export const empty: Settings = {
+  allow: [],
+  ask: [],
+  deny: [],
+  defaultMode: undefined,
+  bypassDisabled: false,
+  sources: []
+}
 
 /**
  * One problem in a settings file.
@@ -125,7 +136,7 @@ const issuesOf = (error: ParseResult.ParseError, prefix: ReadonlyArray<PropertyK
   ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
     field: fieldOf([...prefix, ...issue.path]) || "(file)",
     expected: issue._tag === "Unexpected"
-      ? "is not a known permissions setting (expected allow, ask, deny or defaultMode)"
+      ? "is not a known permissions setting (expected allow, ask, deny, defaultMode or disableBypassPermissionsMode)"
       : issue._tag === "Missing"
       ? "is required"
       : issue.message
@@ -167,6 +178,7 @@ export const decode = (file: string, text: string): Either.Either<Settings, Sett
     ask: p.ask ?? [],
     deny: p.deny ?? [],
     defaultMode: p.defaultMode,
+    bypassDisabled: p.disableBypassPermissionsMode === "disable",
     sources: [file]
   })
 }
@@ -178,19 +190,28 @@ const union = (a: ReadonlyArray<Rule.Rule>, b: ReadonlyArray<Rule.Rule>): Readon
 
 /**
  * Merges settings, lowest precedence first (user, then project): the last
- * mode set wins; rule lists are combined.
+ * mode set wins; rule lists are combined. Once any file disables
+ * bypassPermissions, no file can make it the default: a repository's
+ * settings must not switch off the user's safety.
  *
  * @since 0.1.0
  * @category combinators
  */
 export const merge = (layers: ReadonlyArray<Settings>): Settings =>
-  layers.reduce((merged, next) => ({
-    allow: union(merged.allow, next.allow),
-    ask: union(merged.ask, next.ask),
-    deny: union(merged.deny, next.deny),
-    defaultMode: next.defaultMode ?? merged.defaultMode,
-    sources: [...merged.sources, ...next.sources]
-  }), empty)
+  layers.reduce((merged, next) => {
+    const bypassDisabled = merged.bypassDisabled || next.bypassDisabled
+    const mode = next.defaultMode ?? merged.defaultMode
+    return {
+      allow: union(merged.allow, next.allow),
+      ask: union(merged.ask, next.ask),
+      deny: union(merged.deny, next.deny),
+      defaultMode: bypassDisabled && mode === "bypassPermissions"
+        ? (merged.defaultMode === "bypassPermissions" ? undefined : merged.defaultMode)
+        : mode,
+      bypassDisabled,
+      sources: [...merged.sources, ...next.sources]
+    }
+  }, empty)
 
 /**
  * Reads one file; a file that does not exist gives empty settings.

@@ -46,6 +46,18 @@ describe("Settings", () => {
       })
     }))))
 
+  it("a project file cannot make bypassPermissions the default once the user disabled it", () => {
+    const settings = (file: string, permissions: unknown) =>
+      Either.getOrThrow(Settings.decode(file, JSON.stringify({ permissions })))
+    const user = settings("user.json", { defaultMode: "acceptEdits", disableBypassPermissionsMode: "disable" })
+    const project = settings("project.json", { defaultMode: "bypassPermissions" })
+    const merged = Settings.merge([user, project])
+    assert.strictEqual(merged.defaultMode, "acceptEdits")
+    assert.isTrue(merged.bypassDisabled)
+    // Without the user's word, the project's mode wins as before.
+    assert.strictEqual(Settings.merge([settings("user.json", {}), project]).defaultMode, "bypassPermissions")
+  })
+
   it.effect("a missing file is no settings; a file without permissions is empty", () =>
     Effect.gen(function*() {
       const settings = yield* Settings.load({ user: "/nowhere.json", project: "/p.json" })
