@@ -16,7 +16,6 @@
 import type * as Registry from "@tool-runtime/core/Registry"
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
-import type * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import type OpenAI from "openai"
 import * as Media from "./Media.js"
 import type * as ProviderError from "./ProviderError.js"
@@ -326,6 +325,4 @@ export const toolDefinitions = (
  * @since 0.1.0
  * @category options
  */
-export const turnOptions = (
-  request: { readonly parallel_tool_calls?: boolean | null | undefined }
-): ToolRuntime.TurnOptions => request.parallel_tool_calls === false ? { parallel: false } : {}
+export const turnOptions = Wire.parallelToolCalls

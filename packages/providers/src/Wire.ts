@@ -13,6 +13,7 @@
  */
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
+import type * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Either from "effect/Either"
 import * as Predicate from "effect/Predicate"
 import * as ProviderError from "./ProviderError.js"
@@ -207,3 +208,13 @@ export const unanswerable = (type: string): string =>
   `a "${
     ProviderError.printable(type)
   }" item needs an answer of its own kind, which this runtime does not give; answer it before replying`
+
+/**
+ * OpenAI's `parallel_tool_calls: false` (both APIs) runs the calls one at a time.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const parallelToolCalls = (
+  request: { readonly parallel_tool_calls?: boolean | null | undefined }
+): ToolRuntime.TurnOptions => request.parallel_tool_calls === false ? { parallel: false } : {}
