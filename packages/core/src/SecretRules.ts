@@ -297,6 +297,8 @@ export const slackWebhook: Detector.Detector = {
   after: 240,
   verify: (context, hit) => {
     const text = context.text
+    // Every URL in a log is a hit: rule the others out before reading around them.
+    if (!text.startsWith("://hooks.slack.com/", hit.start)) return undefined
     const start = text.startsWith("https", hit.start - 5) ? hit.start - 5 : hit.start - 4
     if (start < context.floor || !text.startsWith("http", start) || !Detector.separatedBefore(context, start)) {
       return undefined
