@@ -293,8 +293,47 @@ const isLocalChar = (code: number): boolean =>
 const isDomainChar = (code: number): boolean =>
   (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45 ||
   code === 46
-const tld = /^(?:[A-Za-z]{2,24}|xn--[A-Za-z0-9-]{2,59})$/
-const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+const isAlphanumeric = (code: number): boolean =>
+  (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+
+/**
+ * A DNS label, given that it holds only letters, digits and `-`: 1 to 63
+ * characters, starting and ending with a letter or digit.
+ */
+const isLabel = (text: string, start: number, end: number): boolean =>
+  end - start >= 1 && end - start <= 63 && isAlphanumeric(text.charCodeAt(start)) &&
+  isAlphanumeric(text.charCodeAt(end - 1))
+
+/** A top-level label: 2 to 24 letters, or an `xn--` punycode label. */
+const isTopLevel = (text: string, start: number, end: number): boolean => {
+  if (end - start >= 4 && text.startsWith("xn--", start)) return end - start >= 6
+  if (end - start < 2 || end - start > 24) return false
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i) | 32
+    if (code < 97 || code > 122) return false
+  }
+  return true
+}
+
+/**
+ * Where the domain in `[from, end)` (domain characters only) ends: after
+ * its last label that is a top-level domain with only valid labels before
+ * it, at least two labels in all; -1 when there is none. What follows a
+ * shorter valid domain may be glued text (`….com-----BEGIN …`). Reads the
+ * labels in place, since every `@` of a log is a hit.
+ */
+const domainEnd = (text: string, from: number, end: number): number => {
+  let found = -1
+  let labels = 0
+  let start = from
+  for (let i = from; i <= end; i++) {
+    if (i < end && text.charCodeAt(i) !== 46) continue
+    if (!isLabel(text, start, i)) break
+    if (++labels >= 2 && isTopLevel(text, start, i)) found = i
+    start = i + 1
+  }
+  return found
+}
 
 /**
  * Email addresses. The user part of a URL (`https://user@host`) is not an
@@ -328,16 +367,8 @@ export const email: Detector.Detector = {
     let end = at + 1
     while (end < limit && isDomainChar(text.charCodeAt(end))) end++
     while (end > at + 1 && (text.charCodeAt(end - 1) === 46 || text.charCodeAt(end - 1) === 45)) end--
-    // The domain ends at its last valid top-level label: what follows a
-    // shorter valid domain may be glued text (`….com-----BEGIN …`).
-    const labels = text.slice(at + 1, end).split(".")
-    while (labels.length > 2 && !(tld.test(labels[labels.length - 1]!) && labels.every((l) => label.test(l)))) {
-      labels.pop()
-    }
-    if (labels.length < 2 || !tld.test(labels[labels.length - 1]!) || !labels.every((l) => label.test(l))) {
-      return undefined
-    }
-    return { start, end: at + 1 + labels.join(".").length }
+    const domain = domainEnd(text, at + 1, end)
+    return domain < 0 ? undefined : { start, end: domain }
   }
 }
 

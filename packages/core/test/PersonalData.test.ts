@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as FastCheck from "effect/FastCheck"
 import * as PersonalData from "../src/PersonalData.js"
 import * as Redactor from "../src/Redactor.js"
 
@@ -227,6 +228,48 @@ describe("PersonalData", () => {
       "commit 1234567890123456789012345678901234567890",
       "sha256:13812345678901234567890123456789abcdef0123456789abcdef01234567"
     ])
+  })
+
+  describe("email domains", () => {
+    // The definition the detector reads labels by, as regular expressions:
+    // the domain ends after its last top-level label with only valid
+    // labels before it, at least two labels in all.
+    const topLevel = /^(?:[A-Za-z]{2,24}|xn--[A-Za-z0-9-]{2,59})$/
+    const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+    const expected = (domain: string): string | undefined => {
+      const labels = domain.replace(/[.-]+$/, "").split(".")
+      for (let k = labels.length; k >= 2; k--) {
+        const kept = labels.slice(0, k)
+        if (topLevel.test(kept[k - 1]!) && kept.every((l) => label.test(l))) return kept.join(".")
+      }
+      return undefined
+    }
+    const part = FastCheck.oneof(
+      FastCheck.stringMatching(/^[a-z0-9-]{0,5}$/),
+      FastCheck.constantFrom(
+        "com",
+        "co",
+        "uk",
+        "example",
+        "xn--p1ai",
+        "xn--",
+        "XN--ab",
+        "-a",
+        "a-",
+        "x".repeat(63),
+        "y".repeat(64),
+        "Z".repeat(25)
+      )
+    )
+    const domains = FastCheck.array(part, { minLength: 1, maxLength: 6 }).map((parts) => parts.join("."))
+    const emailOnly = Redactor.make({ rules: [] })
+
+    it.prop("end where the label-by-label definition ends them", { domain: domains }, ({ domain }) => {
+      const found = expected(domain)
+      const text = `mail ali@${domain} now`
+      const out = emailOnly.redact(text).text
+      assert.strictEqual(out, found === undefined ? text : `mail [REDACTED:email]${text.slice(9 + found.length)}`)
+    })
   })
 
   describe("categories", () => {
