@@ -436,6 +436,13 @@ const keywordPass = (detectors: ReadonlyArray<Detector.Detector>): Pass => {
   }
   const regex = new RegExp(sorted.map(escape).join("|"), "gi")
   const lists = sorted.map((k) => candidates.get(k)!)
+  // The keywords by their last character, longest first: only those can
+  // end where a match ends, and the built-in ones all end differently.
+  const byLast = new Map<number, Array<number>>()
+  sorted.forEach((k, i) => {
+    const last = k.charCodeAt(k.length - 1)
+    byLast.set(last, [...(byLast.get(last) ?? []), i])
+  })
   return {
     reach: Math.max(sorted[0]!.length, ...detectors.map((d) => d.after)),
     trigger: sorted[0]!.length,
@@ -447,7 +454,10 @@ const keywordPass = (detectors: ReadonlyArray<Detector.Detector>): Pass => {
       // matched is the longest one ending where the match ends.
       while (regex.test(text)) {
         const end = regex.lastIndex
-        for (let i = 0; i < sorted.length; i++) {
+        const code = text.charCodeAt(end - 1)
+        const ending = byLast.get(code >= 65 && code <= 90 ? code + 32 : code)
+        if (ending === undefined) continue
+        for (const i of ending) {
           const k = sorted[i]!
           const start = end - k.length
           if (start >= from && Detector.startsWithCaseless(text, start, k)) {
