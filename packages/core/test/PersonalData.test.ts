@@ -2,9 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
 import * as PersonalData from "../src/PersonalData.js"
 import * as Redactor from "../src/Redactor.js"
+import { markers } from "./FakeSecrets.js"
 
 const redactor = Redactor.make()
-const markers = (text: string): number => text.split("[REDACTED:").length - 1
 
 /** Completes a card number with its Luhn check digit. */
 const withLuhn = (partial: string): string => {

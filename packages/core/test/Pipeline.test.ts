@@ -12,18 +12,10 @@ import * as Registry from "../src/Registry.js"
 import * as Tool from "../src/Tool.js"
 import * as ToolError from "../src/ToolError.js"
 import * as ToolResult from "../src/ToolResult.js"
+import { noise } from "./FakeSecrets.js"
 
-// Fake secrets: a vendor prefix glued to noise, never a real credential.
-const fakeToken = (seed: number): string => {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-  let state = seed
-  let body = ""
-  for (let i = 0; i < 36; i++) {
-    state = (state * 1103515245 + 12345) % 2147483648
-    body += alphabet[(state >>> 8) % alphabet.length]
-  }
-  return "gh" + "p_" + body
-}
+// A fake GitHub token (see FakeSecrets).
+const fakeToken = (seed: number): string => "gh" + "p_" + noise(36, seed)
 
 // ---------------------------------------------------------------------------
 // parse

@@ -6,24 +6,9 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as Detector from "../src/Detector.js"
 import * as Redactor from "../src/Redactor.js"
-
-// Fake tokens only: a vendor prefix glued to deterministic noise, so no
-// string in this file is anybody's credential and no scanner flags it.
-const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-const base32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-const noise = (length: number, seed: number, alphabet = alnum): string => {
-  let state = seed
-  let out = ""
-  for (let i = 0; i < length; i++) {
-    state = (state * 1103515245 + 12345) % 2147483648
-    out += alphabet[(state >>> 8) % alphabet.length]
-  }
-  return out
-}
+import { alnum, base32, markers, noise } from "./FakeSecrets.js"
 
 const redactor = Redactor.make()
-
-const markers = (text: string): number => text.split("[REDACTED:").length - 1
 
 const whole = (text: string, redact = redactor) => redact.redact(text)
 const streamed = (text: string, sizes: ReadonlyArray<number>, batch?: number, redact = redactor) => {

@@ -1,24 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Redactor from "../src/Redactor.js"
 import * as SecretRules from "../src/SecretRules.js"
-
-// Fake credentials only: a vendor prefix glued to deterministic noise, so no
-// string in this file is anybody's credential and no scanner flags it.
-const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-const base32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-const hex = "0123456789abcdef"
-const noise = (length: number, seed: number, alphabet = alnum): string => {
-  let state = seed
-  let out = ""
-  for (let i = 0; i < length; i++) {
-    state = (state * 1103515245 + 12345) % 2147483648
-    out += alphabet[(state >>> 8) % alphabet.length]
-  }
-  return out
-}
+import { alnum, base32, hex, markers, noise } from "./FakeSecrets.js"
 
 const redactor = Redactor.make()
-const markers = (text: string): number => text.split("[REDACTED:").length - 1
 
 /**
  * The same secret in the syntaxes tool output is made of. `key` names the
