@@ -7,31 +7,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as BackgroundJobs from "../src/BackgroundJobs.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
 import * as ShellTool from "../src/ShellTool.js"
-
-const liveInGroup = (pgid: number): ReadonlyArray<number> =>
-  NodeChildProcess.execFileSync("ps", ["-e", "-o", "pid=,pgid=,stat="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith("Z"))
-    .map(([pid]) => Number(pid))
-
-const groupDies = (pgid: number, withinMillis = 1000) =>
-  Effect.gen(function*() {
-    const until = performance.now() + withinMillis
-    let left = liveInGroup(pgid)
-    while (left.length > 0 && performance.now() < until) {
-      yield* Effect.sleep("20 millis")
-      left = liveInGroup(pgid)
-    }
-    return left
-  })
+import { groupDies, liveInGroup } from "./Processes.js"
 
 const waitForFile = (path: string) =>
   Effect.gen(function*() {

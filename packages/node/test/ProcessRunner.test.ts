@@ -12,6 +12,7 @@ import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import * as OutputHygiene from "../src/OutputHygiene.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
+import { groupDies, isAlive, liveInGroup, pidsDie } from "./Processes.js"
 
 // These tests run real processes on a machine that may be loaded (2 cores,
 // other suites in parallel). Timing bounds are the specified bound plus a
@@ -21,57 +22,8 @@ import * as ProcessRunner from "../src/ProcessRunner.js"
 /** Extra time a loaded 2-core machine may need to schedule timers, signals and exits. */
 const SCHEDULING_ALLOWANCE = 400
 
-// ---------------------------------------------------------------------------
-// probes: what the operating system says is alive
-// ---------------------------------------------------------------------------
-
-interface PsEntry {
-  readonly pid: number
-  readonly pgid: number
-  readonly stat: string
-}
-
-const ps = (): ReadonlyArray<PsEntry> =>
-  NodeChildProcess.execFileSync("ps", ["-e", "-o", "pid=,pgid=,stat="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter((fields) => fields.length === 3)
-    .map(([pid, pgid, stat]) => ({ pid: Number(pid), pgid: Number(pgid), stat: stat! }))
-
-/** Live members of a process group (zombies do not run: PID 1 here never reaps them). */
-const liveInGroup = (pgid: number): ReadonlyArray<number> =>
-  ps().filter((entry) => entry.pgid === pgid && !entry.stat.startsWith("Z")).map((entry) => entry.pid)
-
-/** `ps -p`: a process that exists and is not a zombie (a zombie answers kill -0 but runs nothing). */
-const isAlive = (pid: number): boolean => {
-  const stat = NodeChildProcess.spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).stdout.trim()
-  return stat !== "" && !stat.startsWith("Z")
-}
-
+// The probes of what the operating system says is alive are in Processes.ts.
 const kill = (pid: number) => NodeChildProcess.spawnSync("kill", ["-KILL", String(pid)])
-
-/** Waits (boundedly) until nothing in the group runs; returns what still runs. */
-const groupDies = (pgid: number, withinMillis = 1000) =>
-  Effect.gen(function*() {
-    const until = performance.now() + withinMillis
-    let left = liveInGroup(pgid)
-    while (left.length > 0 && performance.now() < until) {
-      yield* Effect.sleep("20 millis")
-      left = liveInGroup(pgid)
-    }
-    return left
-  })
-
-const pidsDie = (pids: ReadonlyArray<number>, withinMillis = 1000) =>
-  Effect.gen(function*() {
-    const until = performance.now() + withinMillis
-    let left = pids.filter(isAlive)
-    while (left.length > 0 && performance.now() < until) {
-      yield* Effect.sleep("20 millis")
-      left = left.filter(isAlive)
-    }
-    return left
-  })
 
 const bash = (script: string, options?: Omit<ProcessRunner.RunOptions, "command" | "args">) => ({
   command: "bash",

@@ -5,34 +5,16 @@ import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as ProcessRunner from "../src/ProcessRunner.js"
 import * as ShellTool from "../src/ShellTool.js"
+import { groupDies } from "./Processes.js"
 
 // Real processes through the whole core pipeline. Timing bounds carry a
 // scheduling allowance for a loaded 2-core machine.
 const SCHEDULING_ALLOWANCE = 400
-
-const liveInGroup = (pgid: number): ReadonlyArray<number> =>
-  NodeChildProcess.execFileSync("ps", ["-e", "-o", "pid=,pgid=,stat="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([, group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith("Z"))
-    .map(([pid]) => Number(pid))
-
-const groupDies = (pgid: number, withinMillis = 1000) =>
-  Effect.gen(function*() {
-    const until = performance.now() + withinMillis
-    let left = liveInGroup(pgid)
-    while (left.length > 0 && performance.now() < until) {
-      yield* Effect.sleep("20 millis")
-      left = liveInGroup(pgid)
-    }
-    return left
-  })
 
 /** One directory for the whole file, removed after it. */
 const scratch = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "shell-tool-")))
