@@ -730,7 +730,7 @@ const scan = (
   // hit inside one: the walk back over the word of every hit is skipped.
   // `ACTED:` is searched rather than the whole opening: on two-byte text
   // V8 finds a six-character needle several times faster than a longer one.
-  const markers = text.includes(markerOpening.slice(4))
+  const holdsMarker = text.includes(markerOpening.slice(4))
   let horizon = Infinity
   for (;;) {
     let best: PassState | undefined
@@ -788,7 +788,7 @@ const scan = (
       const detector = found.detectors[i]!
       if (
         hit.start < state.floor || (state.skips.size > 0 && hit.start < (state.skips.get(detector) ?? 0)) ||
-        (markers && insideMarker(text, hit.start))
+        (holdsMarker && insideMarker(text, hit.start))
       ) {
         continue
       }
@@ -797,7 +797,7 @@ const scan = (
       verifying = undefined
       if (span === undefined || span.start < state.floor || span.end <= span.start) continue
       // Idempotence: a marker left by an earlier redaction is never (part of) a secret.
-      if (markers && (insideMarker(text, span.start) || text.slice(span.start, span.end).includes(markerOpening))) {
+      if (holdsMarker && (insideMarker(text, span.start) || text.slice(span.start, span.end).includes(markerOpening))) {
         continue
       }
       defer(state.pending, { start: span.start, end: span.end, id: span.id ?? detector.id })
