@@ -290,11 +290,9 @@ const shaped = (read: Digits, ...sizes: ReadonlyArray<number>): boolean =>
 
 const isLocalChar = (code: number): boolean =>
   Detector.isWordChar(code) || code === 46 || code === 37 || code === 43 || code === 45
-const isDomainChar = (code: number): boolean =>
-  (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 45 ||
-  code === 46
 const isAlphanumeric = (code: number): boolean =>
   (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122)
+const isDomainChar = (code: number): boolean => isAlphanumeric(code) || code === 45 || code === 46
 
 /**
  * A DNS label, given that it holds only letters, digits and `-`: 1 to 63
