@@ -1,6 +1,12 @@
 import { defineConfig } from "vitest/config"
 
+// Inside the workspace every `@tool-runtime/*` import resolves to its TypeScript source (the
+// `@tool-runtime/source` export condition), so tests need no build; published packages resolve to `dist`.
+const conditions = ["@tool-runtime/source"]
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/src/**/*.test.ts"],
     testTimeout: 30_000,

@@ -15,7 +15,7 @@ const tsx = Module.createRequire(import.meta.url).resolve("tsx/cli")
 const runAgent = (...args: ReadonlyArray<string>) => {
   // No API key: the scripted model plays, and nothing reaches the network.
   const { ANTHROPIC_API_KEY: _, ...env } = process.env
-  return ChildProcess.spawnSync(process.execPath, [tsx, "src/bin.ts", "agent", ...args], {
+  return ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "agent", ...args], {
     cwd: appDir,
     encoding: "utf8",
     timeout: 60_000,

@@ -17,7 +17,7 @@ describe("tool-runtime code", () => {
   it(
     "reads and greps together, sees the failing test, edits, sees it pass, and is refused outside the workspace",
     () => {
-      const run = ChildProcess.spawnSync(process.execPath, [tsx, "src/bin.ts", "code"], {
+      const run = ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "code"], {
         cwd: appDir,
         encoding: "utf8",
         timeout: 120_000,

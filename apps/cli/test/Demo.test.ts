@@ -18,7 +18,7 @@ let cached: ChildProcess.SpawnSyncReturns<string> | undefined
 
 /** One run of the CLI, shared by the assertions below: it takes a few seconds. */
 const runDemo = () =>
-  cached ??= ChildProcess.spawnSync(process.execPath, [tsx, "src/bin.ts", "demo"], {
+  cached ??= ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "demo"], {
     cwd: appDir,
     encoding: "utf8",
     timeout: 60_000,

@@ -20,7 +20,7 @@ const timeout = 180_000
 
 /** One run with stdin piped from nothing: not a terminal. */
 const piped = (...args: ReadonlyArray<string>) =>
-  ChildProcess.spawnSync(process.execPath, [tsx, "src/bin.ts", "permissions", ...args], {
+  ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "permissions", ...args], {
     cwd: appDir,
     encoding: "utf8",
     input: "",
@@ -93,7 +93,7 @@ describe("tool-runtime permissions", () => {
       )
     const keys = (...k: ReadonlyArray<string>) =>
       Effect.zipRight(tmux("send-keys", "-t", "permissions", ...k), Effect.sleep("300 millis"))
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(tsx)} src/bin.ts permissions; ` +
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(tsx)} --conditions=@tool-runtime/source src/bin.ts permissions; ` +
       "echo EXIT=$?; sleep 600"
     return Effect.gen(function*() {
       yield* tmux("new-session", "-d", "-s", "permissions", "-x", "200", "-y", "80", "-c", appDir, command)

@@ -24,7 +24,7 @@ const Live = Layer.scoped(
     Effect.promise(async () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: [Servers.tsx, Servers.registryServer],
+        args: [Servers.tsx, "--conditions=@tool-runtime/source", Servers.registryServer],
         stderr: "pipe"
       })
       const client = new Client({ name: "sdk-test", version: "1.0.0" })

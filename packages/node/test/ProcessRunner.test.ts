@@ -478,7 +478,7 @@ describe("ProcessRunner lifetime", () => {
           `Effect.runFork(program)`
         ].join("\n")
       )
-      const child = NodeChildProcess.spawn(process.execPath, ["--import", "tsx", script], {
+      const child = NodeChildProcess.spawn(process.execPath, ["--conditions=@tool-runtime/source", "--import", "tsx", script], {
         cwd: packageDir,
         stdio: ["ignore", "pipe", "inherit"]
       })
