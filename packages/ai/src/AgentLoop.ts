@@ -149,6 +149,9 @@ export const recoverUnknownTools = (
   )
 }
 
+// The result is the runtime's text (redacted, truncated, marked). Providers
+// write it as `JSON.stringify(result)`, a string literal: see
+// `AnthropicToolResults` for sending it to Anthropic as the text itself.
 const toolResultPart = (result: ToolResult.ToolResult): Prompt.ToolResultPart =>
   Prompt.makePart("tool-result", {
     id: result.callId,
