@@ -8,24 +8,26 @@
  * in that message, before any text. {@link encodeResults} builds exactly
  * that message from the runtime's results (one per call, in call order).
  *
- * The types come from `@anthropic-ai/sdk` (a development dependency, used
- * in type positions only): a field the API does not have fails the build.
+ * The shapes are this package's own, in `AnthropicWire`, held to the SDK's
+ * types by a conformance test: users need no SDK installed, and a field the
+ * API does not have still fails the build.
  *
  * @since 0.1.0
  */
-import type Anthropic from "@anthropic-ai/sdk"
 import type * as Registry from "@tool-runtime/core/Registry"
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
 import type * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import type * as AnthropicWire from "./AnthropicWire.js"
 import * as Media from "./Media.js"
 import * as Wire from "./Wire.js"
 
 type Kind = "call" | "skip"
 
-// Every block type the SDK knows, and what it means for this runtime. The
-// `satisfies` makes a new SDK block type a compile error until it is
-// classified here; a type missing from the SDK cannot be listed.
+// Every block type the API has, and what it means for this runtime. The
+// `satisfies` makes a new block type a compile error until it is classified
+// here; a type the API lacks cannot be listed (the conformance test holds
+// `BlockType` to the SDK's).
 const blockKinds = {
   tool_use: "call",
   text: "skip",
@@ -45,18 +47,15 @@ const blockKinds = {
   document: "skip",
   search_result: "skip",
   tool_result: "skip"
-} as const satisfies Record<
-  Anthropic.Messages.ContentBlock["type"] | Anthropic.Messages.ContentBlockParam["type"],
-  Kind
->
+} as const satisfies Record<AnthropicWire.BlockType, Kind>
 
-const message = Wire.fields<Anthropic.Messages.Message>()
-const toolUse = Wire.fields<Anthropic.Messages.ToolUseBlock>()
-const toolResultField = Wire.fields<Anthropic.Messages.ToolResultBlockParam>()
-const textField = Wire.fields<Anthropic.Messages.TextBlockParam>()
-const imageField = Wire.fields<Anthropic.Messages.ImageBlockParam>()
-const documentField = Wire.fields<Anthropic.Messages.DocumentBlockParam>()
-const base64Field = Wire.fields<Anthropic.Messages.Base64ImageSource>()
+const message = Wire.fields<AnthropicWire.Message>()
+const toolUse = Wire.fields<AnthropicWire.ToolUseBlockParam>()
+const toolResultField = Wire.fields<AnthropicWire.ToolResultBlockParam>()
+const textField = Wire.fields<AnthropicWire.TextBlockParam>()
+const imageField = Wire.fields<AnthropicWire.ImageBlockParam>()
+const documentField = Wire.fields<AnthropicWire.DocumentBlockParam>()
+const base64Field = Wire.fields<AnthropicWire.Base64ImageSource>()
 
 /**
  * The calls of an assistant message, and the toolset each belongs to: a
@@ -110,6 +109,17 @@ export const decodeCalls = (payload: unknown): Decoded => {
 }
 
 /**
+ * An assistant message of calls, as {@link encodeCalls} writes it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CallsMessage {
+  readonly role: "assistant"
+  readonly content: Array<AnthropicWire.ToolUseBlockParam>
+}
+
+/**
  * An assistant message holding the calls, for replaying a conversation and
  * for round trips. String inputs are sent as they are: the API takes an
  * object, and only calls that came from it have one.
@@ -117,12 +127,9 @@ export const decodeCalls = (payload: unknown): Decoded => {
  * @since 0.1.0
  * @category encoding
  */
-export const encodeCalls = (calls: ReadonlyArray<ToolCall.Input>): Anthropic.Messages.MessageParam & {
-  role: "assistant"
-  content: Array<Anthropic.Messages.ToolUseBlockParam>
-} => ({
+export const encodeCalls = (calls: ReadonlyArray<ToolCall.Input>): CallsMessage => ({
   role: "assistant",
-  content: calls.map((call): Anthropic.Messages.ToolUseBlockParam => ({
+  content: calls.map((call): AnthropicWire.ToolUseBlockParam => ({
     type: "tool_use",
     id: call.id,
     name: call.name,
@@ -137,9 +144,9 @@ export const encodeCalls = (calls: ReadonlyArray<ToolCall.Input>): Anthropic.Mes
  * @category models
  */
 export type ResultBlock =
-  | Anthropic.Messages.TextBlockParam
-  | Anthropic.Messages.ImageBlockParam
-  | Anthropic.Messages.DocumentBlockParam
+  | AnthropicWire.TextBlockParam
+  | AnthropicWire.ImageBlockParam
+  | AnthropicWire.DocumentBlockParam
 
 const resultBlock = (block: ToolResult.ContentBlock): ResultBlock | undefined => {
   if (block._tag === "text") {
@@ -174,7 +181,7 @@ const resultBlock = (block: ToolResult.ContentBlock): ResultBlock | undefined =>
 export const encodeResult = (
   result: ToolResult.ToolResult,
   toolset?: string | undefined
-): Anthropic.Messages.ToolResultBlockParam => {
+): AnthropicWire.ToolResultBlockParam => {
   const content: Array<ResultBlock> = []
   for (const block of result.content) {
     const encoded = resultBlock(block)
@@ -196,9 +203,9 @@ export const encodeResult = (
  * @since 0.1.0
  * @category models
  */
-export type ResultsMessage = Anthropic.Messages.MessageParam & {
-  role: "user"
-  content: Array<Anthropic.Messages.ToolResultBlockParam | Anthropic.Messages.TextBlockParam>
+export interface ResultsMessage {
+  readonly role: "user"
+  readonly content: Array<AnthropicWire.ToolResultBlockParam | AnthropicWire.TextBlockParam>
 }
 
 /**
@@ -303,7 +310,7 @@ export const decodeResults = (payload: unknown): {
  */
 export const toolDefinitions = (
   source: { readonly definitions: ReadonlyArray<Registry.Definition> }
-): Array<Anthropic.Messages.Tool> =>
+): Array<AnthropicWire.Tool> =>
   source.definitions.map((definition) => ({
     name: definition.name,
     description: definition.description,
@@ -318,7 +325,7 @@ export const toolDefinitions = (
  * @category options
  */
 export const turnOptions = (
-  request: { readonly tool_choice?: Anthropic.Messages.ToolChoice | null | undefined }
+  request: { readonly tool_choice?: AnthropicWire.ToolChoice | null | undefined }
 ): ToolRuntime.TurnOptions => {
   const choice = request.tool_choice
   return choice !== null && choice !== undefined && choice.type !== "none" &&

@@ -13,22 +13,22 @@
  * Gemini has no switch to turn parallel calls off, so there is no
  * `turnOptions` here: a turn runs with the runtime's defaults.
  *
- * The types come from `@google/genai` (a development dependency, used in
- * type positions only).
+ * The shapes are this package's own, in `GeminiWire`, held to the Google
+ * Gen AI SDK's types by a conformance test: users need no SDK installed.
  *
  * @since 0.1.0
  */
-import type * as Genai from "@google/genai"
 import type * as Registry from "@tool-runtime/core/Registry"
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
+import type * as GeminiWire from "./GeminiWire.js"
 import * as Wire from "./Wire.js"
 
 type Kind = "call" | "skip"
 
 // Every field a part can have, and what it means for this runtime; a part
-// is one of these. The `satisfies` makes a new SDK field a compile error
-// until it is classified here.
+// is one of these. The `satisfies` makes a new field a compile error until
+// it is classified here (the conformance test holds `PartField` to the SDK's).
 const partKinds = {
   functionCall: "call",
   text: "skip",
@@ -48,15 +48,15 @@ const partKinds = {
   mediaProcessing: "skip",
   partMetadata: "skip",
   speechMetadata: "skip"
-} as const satisfies Record<keyof Genai.Part, Kind>
+} as const satisfies Record<GeminiWire.PartField, Kind>
 
-const responseField = Wire.fields<Genai.GenerateContentResponse>()
-const candidateField = Wire.fields<Genai.Candidate>()
-const contentField = Wire.fields<Genai.Content>()
-const partField = Wire.fields<Genai.Part>()
-const callField = Wire.fields<Genai.FunctionCall>()
-const functionResponseField = Wire.fields<Genai.FunctionResponse>()
-const blobField = Wire.fields<Genai.FunctionResponseBlob>()
+const responseField = Wire.fields<GeminiWire.GenerateContentResponse>()
+const candidateField = Wire.fields<GeminiWire.Candidate>()
+const contentField = Wire.fields<GeminiWire.Content>()
+const partField = Wire.fields<GeminiWire.Part>()
+const callField = Wire.fields<GeminiWire.FunctionCall>()
+const functionResponseField = Wire.fields<GeminiWire.FunctionResponse>()
+const blobField = Wire.fields<GeminiWire.FunctionResponseBlob>()
 
 /**
  * The calls of a model turn, and which of their ids were made up from their
@@ -147,9 +147,9 @@ export const decodeCalls = (payload: unknown): Decoded => {
 export const encodeCalls = (
   calls: ReadonlyArray<ToolCall.Input>,
   options?: { readonly positional?: ReadonlySet<string> | undefined }
-): Genai.Content & { parts: Array<Genai.Part> } => ({
+): GeminiWire.Content & { readonly role: "model" } => ({
   role: "model",
-  parts: calls.map((call): Genai.Part => {
+  parts: calls.map((call): GeminiWire.Part => {
     const parsed = typeof call.input === "string" ? Wire.parseJson(call.input) : undefined
     const args = parsed === undefined ? call.input : parsed._tag === "Right" ? parsed.right : call.input
     return {
@@ -171,9 +171,9 @@ export const encodeCalls = (
  * @since 0.1.0
  * @category encoding
  */
-export const encodeResult = (result: ToolResult.ToolResult, positional: boolean): Genai.Part => {
+export const encodeResult = (result: ToolResult.ToolResult, positional: boolean): GeminiWire.Part => {
   const texts: Array<string> = []
-  const parts: Array<Genai.FunctionResponsePart> = []
+  const parts: Array<GeminiWire.FunctionResponsePart> = []
   for (const block of result.content) {
     if (block._tag === "text") texts.push(block.text)
     else {
@@ -203,7 +203,7 @@ export const encodeResult = (result: ToolResult.ToolResult, positional: boolean)
 export const encodeResults = (
   results: ReadonlyArray<ToolResult.ToolResult>,
   decoded: Pick<Decoded, "positional">
-): Genai.Content & { role: "user"; parts: Array<Genai.Part> } => ({
+): GeminiWire.Content & { readonly role: "user" } => ({
   role: "user",
   parts: results.map((result) => encodeResult(result, decoded.positional.has(result.callId)))
 })
@@ -265,7 +265,7 @@ export const decodeResults = (payload: unknown): {
  */
 export const toolDefinitions = (
   source: { readonly definitions: ReadonlyArray<Registry.Definition> }
-): Array<Genai.Tool> => [{
+): Array<GeminiWire.Tool> => [{
   functionDeclarations: source.definitions.map((definition) => ({
     name: definition.name,
     description: definition.description,

@@ -8,26 +8,27 @@
  * the spec asks for that so the model can see the error and correct itself,
  * which is what every core error result is for.
  *
- * The types come from `@modelcontextprotocol/sdk`'s copy of the spec
- * (`spec.types`, a development dependency, used in type positions only).
+ * The shapes are this package's own, in `McpWire`, held to the copy of the
+ * spec in the MCP TypeScript SDK (`spec.types`) by a conformance test: users
+ * need no SDK installed.
  *
  * @since 0.1.0
  */
-import type * as McpSpec from "@modelcontextprotocol/sdk/spec.types.js"
 import type * as Registry from "@tool-runtime/core/Registry"
 import type * as Tool from "@tool-runtime/core/Tool"
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
+import type * as McpWire from "./McpWire.js"
 import * as Media from "./Media.js"
 import * as Wire from "./Wire.js"
 
-const request = Wire.fields<McpSpec.CallToolRequest>()
-const params = Wire.fields<McpSpec.CallToolRequestParams>()
-const resultField = Wire.fields<McpSpec.CallToolResult>()
-const textField = Wire.fields<McpSpec.TextContent>()
-const imageField = Wire.fields<McpSpec.ImageContent>()
-const resourceField = Wire.fields<McpSpec.EmbeddedResource>()
-const blobField = Wire.fields<McpSpec.BlobResourceContents>()
+const request = Wire.fields<McpWire.CallToolRequest>()
+const params = Wire.fields<McpWire.CallToolRequestParams>()
+const resultField = Wire.fields<McpWire.CallToolResult>()
+const textField = Wire.fields<McpWire.TextContent>()
+const imageField = Wire.fields<McpWire.ImageContent>()
+const resourceField = Wire.fields<McpWire.EmbeddedResource>()
+const blobField = Wire.fields<McpWire.BlobResourceContents>()
 
 /**
  * Reads a `tools/call` request. Its JSON-RPC id becomes the call id (a
@@ -68,7 +69,7 @@ export const decodeCall = (payload: unknown): Wire.Decoded => {
  * @since 0.1.0
  * @category encoding
  */
-export const encodeCall = (call: ToolCall.Input): McpSpec.CallToolRequest => ({
+export const encodeCall = (call: ToolCall.Input): McpWire.CallToolRequest => ({
   jsonrpc: "2.0",
   id: call.id,
   method: "tools/call",
@@ -78,7 +79,7 @@ export const encodeCall = (call: ToolCall.Input): McpSpec.CallToolRequest => ({
   }
 })
 
-const contentBlock = (block: ToolResult.ContentBlock, uri: string): McpSpec.ContentBlock => {
+const contentBlock = (block: ToolResult.ContentBlock, uri: string): McpWire.ContentBlock => {
   if (block._tag === "text") return { type: "text", text: block.text }
   switch (Media.kind(block.mediaType)) {
     case "image":
@@ -118,7 +119,7 @@ const structuredOf = (result: ToolResult.ToolResult): Record<string, unknown> | 
  * @since 0.1.0
  * @category encoding
  */
-export const encodeResult = (result: ToolResult.ToolResult, options?: EncodeOptions): McpSpec.CallToolResult => {
+export const encodeResult = (result: ToolResult.ToolResult, options?: EncodeOptions): McpWire.CallToolResult => {
   const structured = options?.structured === false ? undefined : structuredOf(result)
   return {
     content: result.content.map((block, i) =>
@@ -193,7 +194,7 @@ export const decodeResult = (payload: unknown, callId: string): {
  * @since 0.1.0
  * @category definitions
  */
-export const annotations = (tool: Tool.Any): McpSpec.ToolAnnotations =>
+export const annotations = (tool: Tool.Any): McpWire.ToolAnnotations =>
   tool.readOnly
     ? { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: tool.untrusted }
     : {
@@ -212,7 +213,7 @@ export const annotations = (tool: Tool.Any): McpSpec.ToolAnnotations =>
  */
 export const toolDefinitions = (
   source: Pick<Registry.Service, "definitions" | "get">
-): Array<McpSpec.Tool> =>
+): Array<McpWire.Tool> =>
   source.definitions.map((definition) => {
     const entry = source.get(definition.name)
     return {

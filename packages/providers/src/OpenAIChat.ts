@@ -8,16 +8,16 @@
  * message after all the tool messages (the API requires the tool messages to
  * follow the assistant message directly), and each tool message says so.
  *
- * The types come from the `openai` package (a development dependency, used
- * in type positions only).
+ * The shapes are this package's own, in `OpenAIChatWire`, held to the
+ * `openai` SDK's types by a conformance test: users need no SDK installed.
  *
  * @since 0.1.0
  */
 import type * as Registry from "@tool-runtime/core/Registry"
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
-import type OpenAI from "openai"
 import * as Media from "./Media.js"
+import type * as OpenAIChatWire from "./OpenAIChatWire.js"
 import type * as ProviderError from "./ProviderError.js"
 import * as StrictSchema from "./StrictSchema.js"
 import * as Wire from "./Wire.js"
@@ -28,15 +28,15 @@ const callKinds = {
   function: "call",
   // Free-form input, answered like a function call but never run here.
   custom: "unanswerable"
-} as const satisfies Record<OpenAI.Chat.Completions.ChatCompletionMessageToolCall["type"], Kind>
+} as const satisfies Record<OpenAIChatWire.ToolCallType, Kind>
 
-const completion = Wire.fields<OpenAI.Chat.Completions.ChatCompletion>()
-const choiceField = Wire.fields<OpenAI.Chat.Completions.ChatCompletion.Choice>()
-const messageField = Wire.fields<OpenAI.Chat.Completions.ChatCompletionMessage>()
-const toolCall = Wire.fields<OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall>()
-const functionField = Wire.fields<OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall.Function>()
-const toolMessage = Wire.fields<OpenAI.Chat.Completions.ChatCompletionToolMessageParam>()
-const textPart = Wire.fields<OpenAI.Chat.Completions.ChatCompletionContentPartText>()
+const completion = Wire.fields<OpenAIChatWire.ChatCompletion>()
+const choiceField = Wire.fields<OpenAIChatWire.ChatCompletionChoice>()
+const messageField = Wire.fields<OpenAIChatWire.ChatCompletionMessage>()
+const toolCall = Wire.fields<OpenAIChatWire.ChatCompletionMessageFunctionToolCall>()
+const functionField = Wire.fields<OpenAIChatWire.ChatCompletionMessageFunctionToolCall["function"]>()
+const toolMessage = Wire.fields<OpenAIChatWire.ChatCompletionToolMessageParam>()
+const textPart = Wire.fields<OpenAIChatWire.ChatCompletionContentPartText>()
 
 /**
  * @since 0.1.0
@@ -105,10 +105,10 @@ export const decodeCalls = (payload: unknown, options?: DecodeOptions): Wire.Dec
  */
 export const encodeCalls = (
   calls: ReadonlyArray<ToolCall.Input>
-): OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam => ({
+): OpenAIChatWire.ChatCompletionAssistantMessageParam => ({
   role: "assistant",
   content: null,
-  tool_calls: calls.map((call): OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall => ({
+  tool_calls: calls.map((call): OpenAIChatWire.ChatCompletionMessageFunctionToolCall => ({
     id: call.id,
     type: "function",
     function: {
@@ -125,13 +125,13 @@ export const encodeCalls = (
  * @category models
  */
 export type ResultMessage =
-  | OpenAI.Chat.Completions.ChatCompletionToolMessageParam
-  | OpenAI.Chat.Completions.ChatCompletionUserMessageParam
+  | OpenAIChatWire.ChatCompletionToolMessageParam
+  | OpenAIChatWire.ChatCompletionUserMessageParam
 
 const attachment = (
   block: ToolResult.ContentBlock & { readonly _tag: "image" },
   callId: string
-): OpenAI.Chat.Completions.ChatCompletionContentPart => {
+): OpenAIChatWire.ChatCompletionContentPart => {
   switch (Media.kind(block.mediaType)) {
     case "image":
       return { type: "image_url", image_url: { url: Media.dataUrl(block.mediaType, block.data) } }
@@ -158,7 +158,7 @@ const attachment = (
  */
 export const encodeResults = (results: ReadonlyArray<ToolResult.ToolResult>): Array<ResultMessage> => {
   const messages: Array<ResultMessage> = []
-  const attachments: Array<OpenAI.Chat.Completions.ChatCompletionContentPart> = []
+  const attachments: Array<OpenAIChatWire.ChatCompletionContentPart> = []
   for (const result of results) {
     const texts: Array<string> = []
     let count = 0
@@ -220,7 +220,7 @@ export const decodeResults = (payload: unknown): {
  * @category models
  */
 export interface ToolSet extends StrictSchema.Restorer {
-  readonly tools: Array<OpenAI.Chat.Completions.ChatCompletionFunctionTool>
+  readonly tools: Array<OpenAIChatWire.ChatCompletionFunctionTool>
   readonly report: ReadonlyArray<StrictSchema.Report>
   readonly error: ProviderError.StrictSchemaRejected | undefined
 }

@@ -8,25 +8,25 @@
  * when it is not JSON. Only for strict tools with optional fields is the
  * string parsed here, to remove the nulls strict mode made the model send.
  *
- * The types come from the `openai` package (a development dependency, used
- * in type positions only).
+ * The shapes are this package's own, in `OpenAIResponsesWire`, held to the
+ * `openai` SDK's types by a conformance test: users need no SDK installed.
  *
  * @since 0.1.0
  */
 import type * as Registry from "@tool-runtime/core/Registry"
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
-import type OpenAI from "openai"
 import * as Media from "./Media.js"
+import type * as OpenAIResponsesWire from "./OpenAIResponsesWire.js"
 import type * as ProviderError from "./ProviderError.js"
 import * as StrictSchema from "./StrictSchema.js"
 import * as Wire from "./Wire.js"
 
 type Kind = "call" | "skip" | "unanswerable"
 
-// Every item type the SDK knows, and what it means for this runtime; the
-// `satisfies` makes a new SDK item type a compile error until it is
-// classified here.
+// Every item type the API has, and what it means for this runtime; the
+// `satisfies` makes a new item type a compile error until it is classified
+// here (the conformance test holds `ItemType` to the SDK's).
 const itemKinds = {
   function_call: "call",
   // Calls the client must answer with an item of their own kind.
@@ -61,18 +61,15 @@ const itemKinds = {
   shell_call_output: "skip",
   apply_patch_call_output: "skip",
   item_reference: "skip"
-} as const satisfies Record<
-  OpenAI.Responses.ResponseOutputItem["type"] | NonNullable<OpenAI.Responses.ResponseInputItem["type"]>,
-  Kind
->
+} as const satisfies Record<OpenAIResponsesWire.ItemType, Kind>
 
-const response = Wire.fields<OpenAI.Responses.Response>()
-const functionCall = Wire.fields<OpenAI.Responses.ResponseFunctionToolCall>()
-const toolSearchCall = Wire.fields<OpenAI.Responses.ResponseToolSearchCall>()
-const outputField = Wire.fields<OpenAI.Responses.ResponseInputItem.FunctionCallOutput>()
-const textField = Wire.fields<OpenAI.Responses.ResponseInputTextContent>()
-const imageField = Wire.fields<OpenAI.Responses.ResponseInputImageContent>()
-const fileField = Wire.fields<OpenAI.Responses.ResponseInputFileContent>()
+const response = Wire.fields<OpenAIResponsesWire.Response>()
+const functionCall = Wire.fields<OpenAIResponsesWire.ResponseFunctionToolCall>()
+const toolSearchCall = Wire.fields<OpenAIResponsesWire.ResponseToolSearchCall>()
+const outputField = Wire.fields<OpenAIResponsesWire.FunctionCallOutput>()
+const textField = Wire.fields<OpenAIResponsesWire.ResponseInputTextContent>()
+const imageField = Wire.fields<OpenAIResponsesWire.ResponseInputImageContent>()
+const fileField = Wire.fields<OpenAIResponsesWire.ResponseInputFileContent>()
 
 /**
  * The caller of a function call (the model, or a program it wrote), which
@@ -81,9 +78,9 @@ const fileField = Wire.fields<OpenAI.Responses.ResponseInputFileContent>()
  * @since 0.1.0
  * @category models
  */
-export type Caller = NonNullable<OpenAI.Responses.ResponseFunctionToolCall["caller"]>
+export type Caller = OpenAIResponsesWire.Caller
 
-const programField = Wire.fields<OpenAI.Responses.ResponseFunctionToolCall.Program>()
+const programField = Wire.fields<OpenAIResponsesWire.ProgramCaller>()
 
 /** Copies only the fields the output repeats. */
 const readCaller = (u: unknown): Caller | undefined => {
@@ -156,7 +153,7 @@ export const decodeCalls = (payload: unknown, options?: DecodeOptions): Decoded 
  */
 export const encodeCalls = (
   calls: ReadonlyArray<ToolCall.Input>
-): Array<OpenAI.Responses.ResponseFunctionToolCall> =>
+): Array<OpenAIResponsesWire.ResponseFunctionToolCall> =>
   calls.map((call) => ({
     type: "function_call",
     call_id: call.id,
@@ -170,7 +167,7 @@ export const encodeCalls = (
  * @since 0.1.0
  * @category models
  */
-export type Output = OpenAI.Responses.ResponseInputItem.FunctionCallOutput["output"]
+export type Output = OpenAIResponsesWire.FunctionCallOutput["output"]
 
 /**
  * The output of one result: a string when it is text only, else a list of
@@ -184,7 +181,7 @@ export const encodeOutput = (result: ToolResult.ToolResult): Output => {
   if (result.content.every((block) => block._tag === "text")) {
     return result.content.map((block) => block._tag === "text" ? block.text : "").join("\n")
   }
-  return result.content.map((block): OpenAI.Responses.ResponseFunctionCallOutputItem => {
+  return result.content.map((block): OpenAIResponsesWire.ResponseFunctionCallOutputItem => {
     if (block._tag === "text") return { type: "input_text", text: block.text }
     switch (Media.kind(block.mediaType)) {
       case "image":
@@ -220,7 +217,7 @@ export interface EncodeOptions {
 export const encodeResults = (
   results: ReadonlyArray<ToolResult.ToolResult>,
   options?: EncodeOptions
-): Array<OpenAI.Responses.ResponseInputItem.FunctionCallOutput> =>
+): Array<OpenAIResponsesWire.FunctionCallOutput> =>
   results.map((result) => {
     const caller = options?.decoded?.callers.get(result.callId)
     return {
@@ -286,7 +283,7 @@ export const decodeResults = (payload: unknown): {
  * @category models
  */
 export interface ToolSet extends StrictSchema.Restorer {
-  readonly tools: Array<OpenAI.Responses.FunctionTool>
+  readonly tools: Array<OpenAIResponsesWire.FunctionTool>
   readonly report: ReadonlyArray<StrictSchema.Report>
   readonly error: ProviderError.StrictSchemaRejected | undefined
 }

@@ -5,8 +5,10 @@
  *
  * Payloads are read field by field rather than decoded whole with a Schema:
  * one broken block must not cost the calls next to it their results. The
- * field names are still checked at compile time: `Wire.fields<SdkType>()`
- * only accepts keys of the provider SDK's own type, so a misspelt field
+ * field names are still checked at compile time: `Wire.fields<T>()` only
+ * accepts keys of `T`, one of this package's wire types (`AnthropicWire`,
+ * `OpenAIResponsesWire`, `OpenAIChatWire`, `GeminiWire`, `McpWire`), which a
+ * conformance test holds to the provider SDK's own types; a misspelt field
  * fails `tsc -b`.
  *
  * @since 0.1.0
@@ -53,7 +55,7 @@ export interface Returned {
 }
 
 /**
- * Reads a field of an untyped record under a name the SDK type `T` has.
+ * Reads a field of an untyped record under a name the wire type `T` has.
  *
  * @since 0.1.0
  * @category models
