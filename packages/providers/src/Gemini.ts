@@ -56,6 +56,7 @@ const contentField = Wire.fields<GeminiWire.Content>()
 const partField = Wire.fields<GeminiWire.Part>()
 const callField = Wire.fields<GeminiWire.FunctionCall>()
 const functionResponseField = Wire.fields<GeminiWire.FunctionResponse>()
+const responsePartField = Wire.fields<GeminiWire.FunctionResponsePart>()
 const blobField = Wire.fields<GeminiWire.FunctionResponseBlob>()
 
 /**
@@ -240,7 +241,8 @@ export const decodeResults = (payload: unknown): {
     const extra = functionResponseField(fr, "parts")
     if (extra !== undefined) {
       collector.items(extra, `${at}.functionResponse.parts`, (item, itemAt) => {
-        const blob = Wire.isRecord(item.inlineData) ? item.inlineData : undefined
+        const inlineData = responsePartField(item, "inlineData")
+        const blob = Wire.isRecord(inlineData) ? inlineData : undefined
         const mimeType = blob === undefined ? undefined : blobField(blob, "mimeType")
         const data = blob === undefined ? undefined : blobField(blob, "data")
         if (typeof mimeType === "string" && typeof data === "string") {
