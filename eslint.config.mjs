@@ -35,5 +35,10 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": "error",
       "require-yield": "off"
     }
+  },
+  {
+    // Plain JavaScript run by Node, as a user writes it.
+    files: ["test/consumer/**/*.mjs"],
+    languageOptions: { globals: { console: "readonly", process: "readonly" } }
   }
 )

@@ -53,7 +53,12 @@ interface Ran {
 // Asynchronous on purpose: a worker blocked in spawnSync for a minute misses vitest's heartbeats.
 const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 5 * MINUTE) =>
   new Promise<Ran>((resolve) => {
-    const child = ChildProcess.spawn(command, args, { cwd, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"], timeout })
+    const child = ChildProcess.spawn(command, args, {
+      cwd,
+      env: cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout
+    })
     let stdout = ""
     let stderr = ""
     let error: Error | undefined
@@ -94,7 +99,18 @@ let built: Promise<Record<string, string>> | undefined
 /** Builds and packs every package once per test file; the tarball of each package by name. */
 const packed = () =>
   built ??= Promise.resolve().then(async () => {
-    await runOk(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.build.json"], root)
+    // From scratch: tsc -b never deletes the output of a module that no longer exists, and a stale
+    // file in dist would be packed.
+    for (const name of packages) {
+      for (const output of ["dist", "build/src.tsbuildinfo"]) {
+        Fs.rmSync(Path.join(root, "packages", name, output), { recursive: true, force: true })
+      }
+    }
+    await runOk(
+      process.execPath,
+      [Path.join(root, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.build.json"],
+      root
+    )
     Fs.mkdirSync(tarballs, { recursive: true })
     const byName: Record<string, string> = {}
     for (const name of packages) {
@@ -111,12 +127,17 @@ const packed = () =>
 /** A fresh app outside the workspace with the given packages installed by plain npm. */
 const app = async (
   name: string,
-  options: { readonly effect: string; readonly packages: ReadonlyArray<string>; readonly dev?: Record<string, string> }
+  options: {
+    readonly effect: string
+    readonly packages: ReadonlyArray<string>
+    readonly extra?: Record<string, string>
+    readonly dev?: Record<string, string>
+  }
 ) => {
   const files = await packed()
   const dir = Path.join(work, name)
   Fs.mkdirSync(dir, { recursive: true })
-  const dependencies: Record<string, string> = { effect: options.effect }
+  const dependencies: Record<string, string> = { effect: options.effect, ...options.extra }
   for (const pkg of options.packages) dependencies[pkg] = `file:${files[pkg]}`
   Fs.writeFileSync(
     Path.join(dir, "package.json"),
@@ -187,6 +208,8 @@ const full = () =>
   fullApp ??= app("full", {
     effect: "^3.22.4",
     packages: allPackages,
+    // The optional peer of `@tool-runtime/ai/AnthropicToolResults`, which the type check imports.
+    extra: { "@effect/ai-anthropic": "^0.27.0" },
     dev: { "@types/node": "^20" }
   })
 
@@ -274,7 +297,10 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
   for (const lowest of floors) {
     const claiming = packages.filter((name) => compare(floor(manifest(name).peerDependencies!["effect"]!), lowest) <= 0)
     it(`install one copy of effect ${lowest} next to an app pinned to it (${claiming.join(", ")})`, async () => {
-      const dir = await app(`effect-${lowest}`, { effect: lowest, packages: claiming.map((name) => manifest(name).name) })
+      const dir = await app(`effect-${lowest}`, {
+        effect: lowest,
+        packages: claiming.map((name) => manifest(name).name)
+      })
       assert.deepStrictEqual(effectCopies(dir), [lowest])
       await runAgent(process.execPath, dir)
     })
