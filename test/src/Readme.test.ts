@@ -7,6 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Tool, ToolResult, ToolRuntime } from "@tool-runtime/core"
 import { Effect, Schema } from "effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 
 const readTicket = Tool.make("query_ticket", {
   description: "Looks up a support ticket by id.",
@@ -28,4 +30,16 @@ describe("README example", () => {
       assert.strictEqual(ToolResult.text(results[0]!), "{\"status\":\"open\",\"ticketId\":\"T-1001\"}")
       assert.include(ToolResult.text(results[1]!), "Did you mean \"query_ticket\"?")
     }).pipe(Effect.provide(ToolRuntime.layerDefault([readTicket]))))
+})
+
+describe("README quick start", () => {
+  it("is the program the consumer test runs with plain node", () => {
+    const root = Path.resolve(import.meta.dirname, "../..")
+    const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("### Quick start"))
+    const shown = /```js\n([\s\S]*?)```/.exec(section)?.[1]
+    // The program's first two lines speak of the test; everything after them is the quick start.
+    const program = Fs.readFileSync(Path.join(root, "test/consumer/agent.mjs"), "utf8").split("\n").slice(2).join("\n")
+    assert.strictEqual(shown, program)
+  })
 })
