@@ -29,7 +29,9 @@
  *   the program exits without closing its scopes, a synchronous
  *   `process.on("exit")` hook does the same, and so does a SIGTERM, SIGINT
  *   or SIGHUP that nothing else in the program handles (the program then
- *   still dies of that signal).
+ *   still dies of that signal). A program that handles the signal
+ *   (`NodeRuntime.runMain`) is left to do so: its finalizers run, closing
+ *   the runner's scope stops the groups, and it exits with its own code.
  *
  * Limits. A descendant that leaves the group (`setsid`, `setpgid`) is not
  * reached by group signals. While the child is alive such escapees are
@@ -626,7 +628,13 @@ const fatalSignals = ["SIGTERM", "SIGINT", "SIGHUP"] as const
  * an `exit` event (a test runner stops its workers with SIGTERM). Only when
  * this is the sole listener: kill the groups, then die of the same signal
  * as if nobody had listened. A program that handles the signal itself
- * (`NodeRuntime.runMain`) closes its scopes, which stop the groups.
+ * (`NodeRuntime.runMain`) closes its scopes, which stop the groups, and
+ * exits with its own code once its finalizers ran.
+ *
+ * The listener is installed first in line (`prependListener`) because
+ * that is the only place where the count is true: `runMain`'s listener
+ * removes itself when called, so a listener after it would see itself
+ * alone and kill the program before its finalizers run.
  */
 const onFatalSignal = (signal: NodeJS.Signals) => {
   if (process.listenerCount(signal) > 1) return
@@ -639,7 +647,7 @@ const installHooks = () => {
   if (hooksInstalled) return
   hooksInstalled = true
   process.on("exit", killUnsettled)
-  for (const fatal of fatalSignals) process.on(fatal, onFatalSignal)
+  for (const fatal of fatalSignals) process.prependListener(fatal, onFatalSignal)
 }
 
 /**

@@ -478,7 +478,12 @@ describe("ProcessRunner lifetime", () => {
           `Effect.runFork(program)`
         ].join("\n")
       )
-      const child = NodeChildProcess.spawn(process.execPath, ["--conditions=@tool-runtime/source", "--import", "tsx", script], {
+      const child = NodeChildProcess.spawn(process.execPath, [
+        "--conditions=@tool-runtime/source",
+        "--import",
+        "tsx",
+        script
+      ], {
         cwd: packageDir,
         stdio: ["ignore", "pipe", "inherit"]
       })
@@ -506,16 +511,99 @@ describe("ProcessRunner lifetime", () => {
     40_000
   )
 
-  it.scopedLive(
-    "a program ended by a SIGTERM it does not handle leaves no process behind, and dies of it",
-    () =>
-      Effect.gen(function*() {
-        const { child, exited, pid } = yield* leakyProgram("yield* Effect.never")
-        assert.isTrue(isAlive(pid))
-        child.kill("SIGTERM")
-        assert.strictEqual(yield* exited, "SIGTERM")
-        assert.deepStrictEqual(yield* pidsDie([pid]), [])
-      }),
-    40_000
-  )
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it.scopedLive(
+      `a program ended by a ${signal} it does not handle leaves no process behind, and dies of it`,
+      () =>
+        Effect.gen(function*() {
+          const { child, exited, pid } = yield* leakyProgram("yield* Effect.never")
+          assert.isTrue(isAlive(pid))
+          child.kill(signal)
+          assert.strictEqual(yield* exited, signal)
+          assert.deepStrictEqual(yield* pidsDie([pid]), [])
+        }),
+      40_000
+    )
+  }
+
+  /**
+   * A program under `NodeRuntime.runMain` that runs a shell with two
+   * children through the runner's layer, with a finalizer of its own that
+   * writes a marker file. Its teardown exits 128 + the number of the signal
+   * it is told to expect, as a shell reports a death by that signal.
+   */
+  const mainProgram = (signal: NodeJS.Signals) =>
+    Effect.gen(function*() {
+      const dir = NodeFs.mkdtempSync(NodePath.join(packageDir, "node_modules", ".run-main-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true })))
+      const script = NodePath.join(dir, "main.ts")
+      const marker = NodePath.join(dir, "finalized")
+      const runnerPath = NodePath.join(packageDir, "src", "ProcessRunner.ts")
+      NodeFs.writeFileSync(
+        script,
+        [
+          `import * as NodeRuntime from "@effect/platform-node/NodeRuntime"`,
+          `import * as Effect from "effect/Effect"`,
+          `import * as Exit from "effect/Exit"`,
+          `import * as NodeFs from "node:fs"`,
+          `import * as NodeOs from "node:os"`,
+          `import * as ProcessRunner from ${JSON.stringify(runnerPath)}`,
+          `const program = Effect.gen(function*() {`,
+          `  yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.writeFileSync(${
+            JSON.stringify(marker)
+          }, "ran")))`,
+          `  const runner = yield* ProcessRunner.ProcessRunner`,
+          `  const running = yield* runner.start({ command: "bash", args: ["-c", "sleep 60 & sleep 60 & wait"] })`,
+          `  console.log(running.pid)`,
+          `  return yield* Effect.never`,
+          `}).pipe(Effect.scoped, Effect.provide(ProcessRunner.layer))`,
+          `const code = 128 + NodeOs.constants.signals[${JSON.stringify(signal)}]`,
+          `NodeRuntime.runMain(program, {`,
+          `  teardown: (exit, onExit) => onExit(Exit.isInterrupted(exit) ? code : Exit.isSuccess(exit) ? 0 : 1)`,
+          `})`
+        ].join("\n")
+      )
+      const child = NodeChildProcess.spawn(process.execPath, [
+        "--conditions=@tool-runtime/source",
+        "--import",
+        "tsx",
+        script
+      ], {
+        cwd: packageDir,
+        stdio: ["ignore", "pipe", "inherit"]
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+      const pid = yield* Effect.async<number>((resume) => {
+        child.stdout.once("data", (chunk: Buffer) => resume(Effect.succeed(Number(chunk.toString().trim()))))
+      })
+      const exited = Effect.async<NodeJS.Signals | number | null>((resume) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resume(Effect.succeed(child.signalCode ?? child.exitCode))
+        } else child.once("exit", (code, signal) => resume(Effect.succeed(signal ?? code)))
+      })
+      return { pid, child, exited, finalized: () => NodeFs.existsSync(marker) }
+    })
+
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    it.scopedLive(
+      `under NodeRuntime.runMain, ${signal} runs the program's finalizers, kills the group and exits ${code}`,
+      () =>
+        Effect.gen(function*() {
+          const { child, exited, finalized, pid } = yield* mainProgram(signal)
+          // Both sleeps have started once the group has three members.
+          const until = performance.now() + 5000
+          while (liveInGroup(pid).length < 3 && performance.now() < until) yield* Effect.sleep("20 millis")
+          assert.strictEqual(liveInGroup(pid).length, 3, "the shell and its two sleeps run")
+          child.kill(signal)
+          const status = yield* exited.pipe(
+            Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the program did not exit") })
+          )
+          assert.strictEqual(status, code, "the program exited through its teardown, not by the signal")
+          assert.isTrue(finalized(), "the program's own finalizer ran")
+          assert.deepStrictEqual(yield* pidsDie([pid]), [])
+          assert.deepStrictEqual(yield* groupDies(pid), [])
+        }),
+      40_000
+    )
+  }
 })
