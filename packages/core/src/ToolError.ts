@@ -12,6 +12,7 @@
  */
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as ForeignText from "./ForeignText.js"
 
 /**
  * The stable codes a harness can branch on.
@@ -85,31 +86,42 @@ export class MalformedArguments extends Schema.TaggedError<MalformedArguments>()
   readonly retryable = true
   readonly outcomeUnknown = false
   get hint() {
-    return `Send the arguments of ${this.toolName} as one complete JSON object, for example {"key": "value"}.`
+    return `Send the arguments of ${
+      printableName(this.toolName)
+    } as one complete JSON object, for example {"key": "value"}.`
   }
   override get message() {
-    return `The arguments for ${this.toolName} are not valid JSON: ${this.reason}.`
+    return `The arguments for ${printableName(this.toolName)} are not valid JSON: ${this.reason}.`
   }
 }
 
 /**
- * The arguments parsed, but are not a JSON object.
+ * The arguments parsed, but are not a JSON object, or are one the runtime
+ * will not decode (nested too deep, a `__proto__` key, unreadable): then
+ * `reason` says why.
  *
  * @since 0.1.0
  * @category errors
  */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   toolName: Schema.String,
-  received: Schema.String
+  received: Schema.String,
+  reason: Schema.optional(Schema.String)
 }) implements Describe {
   readonly code = "invalid_input" as const
   readonly retryable = true
   readonly outcomeUnknown = false
   get hint() {
-    return `Wrap the arguments of ${this.toolName} in a JSON object whose keys are the parameter names.`
+    return this.reason === undefined
+      ? `Wrap the arguments of ${printableName(this.toolName)} in a JSON object whose keys are the parameter names.`
+      : `Send the arguments of ${
+        printableName(this.toolName)
+      } as a plain JSON object that matches the parameter schema you were given.`
   }
   override get message() {
-    return `The arguments for ${this.toolName} must be a JSON object, but got ${this.received}.`
+    return this.reason === undefined
+      ? `The arguments for ${printableName(this.toolName)} must be a JSON object, but got ${this.received}.`
+      : `The arguments for ${printableName(this.toolName)} cannot be used: ${this.reason}.`
   }
 }
 
@@ -130,7 +142,7 @@ export class InputTooLarge extends Schema.TaggedError<InputTooLarge>()("InputToo
     return "Send smaller arguments: split the work into several calls (for example write a large file in parts)."
   }
   override get message() {
-    return `The arguments for ${this.toolName} exceed the limit of ${this.limit} characters.`
+    return `The arguments for ${printableName(this.toolName)} exceed the limit of ${this.limit} characters.`
   }
 }
 
@@ -440,9 +452,9 @@ export class DuplicateCallId extends Schema.TaggedError<DuplicateCallId>()("Dupl
     return "Give every tool call in a turn its own id."
   }
   override get message() {
-    return `${
-      printableName(this.toolName)
-    } was not executed: an earlier call in this turn has the same id "${this.callId}".`
+    return `${printableName(this.toolName)} was not executed: an earlier call in this turn has the same id "${
+      printableName(this.callId)
+    }".`
   }
 }
 
@@ -497,16 +509,14 @@ export const isToolError = (u: unknown): u is ToolError =>
   Predicate.hasProperty(u, "_tag") && typeof u._tag === "string" && tags.has(u._tag)
 
 /**
- * Tool names come from the model: keep only what fits in a message line.
+ * Tool names and call ids come from the model: keep only what fits in a
+ * message line, without controls or invisible characters (see
+ * `ForeignText.printable`).
  *
  * @since 0.1.0
  * @category formatting
  */
-export const printableName = (name: string): string => {
-  // eslint-disable-next-line no-control-regex
-  const clean = name.replace(/[\u0000-\u001f\u007f]/g, "?")
-  return clean.length > 80 ? `${clean.slice(0, 80)}…` : clean
-}
+export const printableName = (name: string): string => ForeignText.printable(name, 80)
 
 /**
  * @since 0.1.0

@@ -8,6 +8,8 @@ export * as ArtifactStore from "./ArtifactStore.js"
 export * as CallTrace from "./CallTrace.js"
 /** @since 0.2.0 */
 export * as Detector from "./Detector.js"
+/** @since 0.2.0 */
+export * as ForeignText from "./ForeignText.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Hooks.js"
 /** @since 0.2.0 */
