@@ -7,45 +7,112 @@
  */
 
 /**
- * @since 0.1.0
+ * How deep a value may nest before the rest is replaced by a marker: deep
+ * enough for any real output, shallow enough that serializing never comes
+ * near the stack limit.
+ *
+ * @since 0.2.0
+ * @category defaults
+ */
+export const defaultMaxDepth = 256
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Encoded {
+  readonly text: string
+  /** Some part nested deeper than the limit and was replaced by a marker. */
+  readonly tooDeep: boolean
+}
+
+const unreadable = "[unreadable]"
+
+/**
+ * Serializes anything, and says whether some of it was too deep to keep.
+ * Every read of the value is guarded: a getter, a `toJSON`, an iterator or
+ * a `Proxy` trap that throws turns that part into `"[unreadable]"`, a
+ * reference back to an enclosing value into `"[Circular]"`, and a part
+ * nested deeper than `maxDepth` into a marker saying so.
+ *
+ * @since 0.2.0
  * @category serialization
  */
-export const stringify = (value: unknown): string => {
+export const encode = (value: unknown, options?: { readonly maxDepth?: number | undefined }): Encoded => {
+  const maxDepth = options?.maxDepth ?? defaultMaxDepth
+  let tooDeep = false
   const seen = new Set<object>()
-  const visitRecord = (record: Record<string, unknown>): unknown => {
+  const get = (u: object, key: string | number): unknown => {
+    try {
+      return (u as Record<string | number, unknown>)[key]
+    } catch {
+      return unreadable
+    }
+  }
+  const visitRecord = (record: object, keys: ReadonlyArray<string>, depth: number): unknown => {
     // Defined, not assigned: an own "__proto__" key must stay a key.
     const out: Record<string, unknown> = {}
-    for (const key of Object.keys(record).sort()) {
-      const item = visit(record[key])
+    for (const key of keys.slice().sort()) {
+      const item = visit(get(record, key), depth)
       if (item !== undefined) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true })
     }
     return out
   }
-  const visit = (u: unknown): unknown => {
+  const visitObject = (u: object, depth: number): unknown => {
+    if (u instanceof Date) return Number.isNaN(u.getTime()) ? "Invalid Date" : u.toISOString()
+    if (u instanceof Uint8Array) return `[${u.byteLength} bytes]`
+    if (u instanceof Map) {
+      const entries = Object.fromEntries(u)
+      return visitRecord(entries, Object.keys(entries), depth)
+    }
+    if (u instanceof Set) return Array.from(u, (item) => visit(item, depth) ?? null)
+    if (u instanceof Error) {
+      const record: Record<string, unknown> = {}
+      for (const key of [...Object.keys(u), "name", "message"]) {
+        Object.defineProperty(record, key, { value: get(u, key), enumerable: true, configurable: true })
+      }
+      return visitRecord(record, Object.keys(record), depth)
+    }
+    if (Array.isArray(u)) {
+      const out: Array<unknown> = []
+      for (let i = 0; i < u.length; i++) out.push(visit(get(u, i), depth) ?? null)
+      return out
+    }
+    const toJSON = (u as { toJSON?: unknown }).toJSON
+    if (typeof toJSON === "function") {
+      let source: unknown
+      try {
+        source = toJSON.call(u)
+      } catch {
+        return "[unserializable]"
+      }
+      // One level deeper: a `toJSON` that returns a fresh object forever still ends.
+      if (source !== u) return visit(source, depth)
+    }
+    return visitRecord(u, Object.keys(u), depth)
+  }
+  const visit = (u: unknown, depth: number): unknown => {
     switch (typeof u) {
       case "bigint":
         return u.toString()
       case "function":
       case "symbol":
+      case "undefined":
         return undefined
       case "number":
         return Number.isFinite(u) ? u : String(u)
       case "object": {
         if (u === null) return null
         if (seen.has(u)) return "[Circular]"
-        if (u instanceof Date) return Number.isNaN(u.getTime()) ? "Invalid Date" : u.toISOString()
-        if (u instanceof Uint8Array) return `[${u.byteLength} bytes]`
+        if (depth >= maxDepth) {
+          tooDeep = true
+          return `[nested deeper than ${maxDepth} levels]`
+        }
         seen.add(u)
         try {
-          if (u instanceof Map) return visitRecord(Object.fromEntries(u))
-          if (u instanceof Set) return Array.from(u, (item) => visit(item) ?? null)
-          if (u instanceof Error) return visitRecord({ ...u, name: u.name, message: u.message })
-          if (Array.isArray(u)) return u.map((item) => visit(item) ?? null)
-          const source = typeof (u as { toJSON?: unknown }).toJSON === "function"
-            ? safeToJSON(u as { toJSON: () => unknown })
-            : u
-          if (source !== u) return visit(source)
-          return visitRecord(u as Record<string, unknown>)
+          return visitObject(u, depth + 1)
+        } catch {
+          return unreadable
         } finally {
           seen.delete(u)
         }
@@ -54,13 +121,21 @@ export const stringify = (value: unknown): string => {
         return u
     }
   }
-  return JSON.stringify(visit(value)) ?? "null"
+  const tree = visit(value, 0)
+  let text: string
+  try {
+    text = JSON.stringify(tree) ?? "null"
+  } catch {
+    // Only a result longer than the engine's longest string gets here.
+    text = "\"[too large to serialize]\""
+  }
+  return { text, tooDeep }
 }
 
-const safeToJSON = (u: { toJSON: () => unknown }): unknown => {
-  try {
-    return u.toJSON()
-  } catch {
-    return "[unserializable]"
-  }
-}
+/**
+ * Total: whatever the value, a JSON text (see {@link encode}).
+ *
+ * @since 0.1.0
+ * @category serialization
+ */
+export const stringify = (value: unknown): string => encode(value).text

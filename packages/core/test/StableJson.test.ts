@@ -144,3 +144,54 @@ describe("StableJson", () => {
     )
   })
 })
+
+describe("StableJson on hostile values", () => {
+  const thrower = () => {
+    throw new Error("no")
+  }
+  const trapAll = new Proxy({}, {
+    get: thrower,
+    has: thrower,
+    ownKeys: thrower,
+    getPrototypeOf: thrower,
+    getOwnPropertyDescriptor: thrower
+  })
+
+  it("replaces what nests deeper than the limit by a marker, and says so, without recursing that deep", () => {
+    const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000))
+    const encoded = StableJson.encode(deep)
+    assert.isTrue(encoded.tooDeep)
+    assert.include(encoded.text, `[nested deeper than ${StableJson.defaultMaxDepth} levels]`)
+    assert.isFalse(StableJson.encode({ a: [[1]] }).tooDeep)
+    // A toJSON that returns a fresh object forever is just as deep.
+    const endless = { toJSON: (): unknown => ({ toJSON: endless.toJSON }) }
+    assert.isTrue(StableJson.encode(endless).tooDeep)
+  })
+
+  it("turns parts that throw on access into markers: getters, toJSON, Proxy traps, iterators", () => {
+    const getter = {
+      ok: 1,
+      get bad() {
+        return thrower()
+      }
+    }
+    assert.strictEqual(StableJson.stringify(getter), "{\"bad\":\"[unreadable]\",\"ok\":1}")
+    assert.strictEqual(StableJson.stringify({ toJSON: thrower }), "\"[unserializable]\"")
+    assert.strictEqual(StableJson.stringify(trapAll), "\"[unreadable]\"")
+    assert.strictEqual(StableJson.stringify([trapAll, 2]), "[\"[unreadable]\",2]")
+    const set = new Set([1])
+    set[Symbol.iterator] = thrower
+    assert.strictEqual(StableJson.stringify(set), "\"[unreadable]\"")
+    const error = new Error("x")
+    Object.defineProperty(error, "message", { get: thrower })
+    assert.include(StableJson.stringify(error), "\"message\":\"[unreadable]\"")
+  })
+
+  it("drops functions, symbols and undefined like JSON does, and writes BigInts as strings", () => {
+    assert.strictEqual(
+      StableJson.stringify({ f: () => 1, s: Symbol("s"), u: undefined, n: 10n, list: [() => 1] }),
+      "{\"list\":[null],\"n\":\"10\"}"
+    )
+    assert.strictEqual(StableJson.stringify(undefined), "null")
+  })
+})
