@@ -14,7 +14,9 @@
  *   child. Each keeps a bounded head and a bounded tail of bytes (never the
  *   whole stream; see {@link Capture}) and, when asked, a byte-exact spill
  *   file. Output counts as activity for the idle limit and is reported to
- *   `onOutput` (throttled: at most every 100 ms).
+ *   `onOutput`: at once when the last report is older than the throttle
+ *   interval (default 100 ms), otherwise once at the end of the interval,
+ *   so output is never left unreported for longer than the interval.
  * - Stopping (total or idle limit, interruption, scope close): SIGTERM to the
  *   group, a grace period (default 2 s), SIGKILL to the group. The call
  *   settles on the child's `exit` event, not on end-of-file: a grandchild
@@ -118,6 +120,9 @@ export interface RunOptions {
   /**
    * Runs when output arrives, at most once per `outputReportMillis`: a
    * tool passes its context's `output()` here to restart its idle clock.
+   * Output within an interval is reported at its end, so an idle clock
+   * sees activity at most `outputReportMillis` late: keep the interval well
+   * below half that clock's limit.
    */
   readonly onOutput?: Effect.Effect<void> | undefined
   /** Default 100 ms. */
@@ -680,6 +685,8 @@ class Child {
   private readonly spills: readonly [SpillFile | undefined, SpillFile | undefined]
   private openPipes = 2
   private lastReport = -Infinity
+  /** A report is scheduled for the end of the current interval. */
+  private reportPending = false
 
   constructor(
     options: RunOptions,
@@ -728,16 +735,30 @@ class Child {
       path === undefined ? undefined : new SpillFile(path)
     )
     this.spills = [spills[0], spills[1]]
+    // Reporting on every chunk would fork a fiber per chunk; reporting only
+    // the first chunk of each interval would leave the rest unreported
+    // until the next chunk, and an idle clock could run out meanwhile.
+    const trailing = onOutput === undefined ? undefined : Effect.suspend(() => {
+      this.reportPending = false
+      this.lastReport = clock.unsafeCurrentTimeMillis()
+      return onOutput
+    })
+    const noteOutput = (now: number) => {
+      if (now - this.lastReport >= reportEvery) {
+        this.lastReport = now
+        report!(onOutput!)
+      } else if (!this.reportPending) {
+        this.reportPending = true
+        report!(Effect.delay(trailing!, this.lastReport + reportEvery - now))
+      }
+    }
     const listen = (stream: NodeJS.ReadableStream | null, capture: Capture, spill: SpillFile | undefined) => {
       stream!.on("data", (chunk: Buffer) => {
         capture.push(chunk)
         if (spill !== undefined) spill.write(chunk)
         const now = clock.unsafeCurrentTimeMillis()
         this.lastActivity = now
-        if (report !== undefined && now - this.lastReport >= reportEvery) {
-          this.lastReport = now
-          report(onOutput!)
-        }
+        if (report !== undefined && !this.reportPending) noteOutput(now)
       })
       // Destroying a pipe that is still open can report an error; it changes nothing.
       stream!.on("error", () => {})

@@ -361,6 +361,11 @@ const setup = (options: Options) => {
   const captureBytes = options.captureBytes ?? defaults.captureBytes
   const env = { ...defaults.env, ...options.env }
   const spillDirectory = options.spillDirectory
+  // Output reaches the core's idle clock up to one report interval late:
+  // a quarter of the idle limit leaves the rest for scheduling delays.
+  const outputReportMillis = options.idleTimeout === undefined
+    ? undefined
+    : Math.max(1, Math.min(ProcessRunner.defaults.outputReportMillis, Duration.toMillis(options.idleTimeout) / 4))
   let spillSequence = 0
 
   const spillPaths = (callId: string): Effect.Effect<ProcessRunner.RunOptions["spill"]> => {
@@ -401,7 +406,8 @@ const setup = (options: Options) => {
           headBytes: captureBytes,
           tailBytes: captureBytes,
           spill: yield* spillPaths(context.callId),
-          onOutput: context.output("")
+          onOutput: context.output(""),
+          outputReportMillis
         }
       }
       return prepared

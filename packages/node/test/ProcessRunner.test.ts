@@ -354,6 +354,24 @@ layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) 
         assert.isBelow(reports, 30, "not once per chunk")
       }))
 
+    it.effect("output inside a throttle interval is reported at its end, not left for the next output", () =>
+      Effect.gen(function*() {
+        const runner = yield* ProcessRunner.ProcessRunner
+        const reports: Array<number> = []
+        const start = performance.now()
+        // Two pieces 100 ms apart, then silence: the second falls inside the first's interval.
+        const result = yield* runner.run(bash("echo one; sleep 0.1; echo two; sleep 1", {
+          onOutput: Effect.sync(() => {
+            reports.push(performance.now() - start)
+          }),
+          outputReportMillis: 400
+        }))
+        assert.deepStrictEqual(lines(result.stdout), ["one", "two"])
+        assert.strictEqual(reports.length, 2, "the first piece at once, the second at the end of the interval")
+        assert.isAtLeast(reports[1]! - reports[0]!, 400 - 20)
+        assert.isBelow(reports[1]! - reports[0]!, 400 + SCHEDULING_ALLOWANCE)
+      }))
+
     it.effect("a live view reads what arrived, from any position", () =>
       Effect.gen(function*() {
         const runner = yield* ProcessRunner.ProcessRunner

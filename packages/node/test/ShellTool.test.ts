@@ -164,6 +164,15 @@ describe("ShellTool", () => {
         assert.include(JSON.stringify(tool.inputSchema), "\"maximum\":600000")
       }))
 
+    it.scopedLive("output every 10 ms keeps a call alive under a 110 ms idle limit", () =>
+      Effect.gen(function*() {
+        const tool = ShellTool.make({ root: workspace(), idleTimeout: "110 millis" })
+        // About 1.5 s of output in small, frequent pieces: longer than ten idle limits.
+        const result = yield* run(tool, { command: "for i in $(seq 150); do echo $i; sleep 0.01; done" })
+        assert.isFalse(result.isError, ToolResult.text(result))
+        assert.include(ToolResult.text(result), "\n150")
+      }))
+
     it.scopedLive("output restarts the core's idle clock; silence ends the call and the group", () =>
       Effect.gen(function*() {
         const root = workspace()
