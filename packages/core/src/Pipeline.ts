@@ -24,6 +24,7 @@ import * as Runtime from "effect/Runtime"
 import * as AST from "effect/SchemaAST"
 import * as Tracer from "effect/Tracer"
 import type * as ArtifactStore from "./ArtifactStore.js"
+import * as ForeignText from "./ForeignText.js"
 import type * as Policy from "./Policy.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
@@ -68,15 +69,19 @@ export type ParseError =
  * @since 0.1.0
  * @category parse
  */
-export const callIdOf = (call: unknown): string =>
-  Predicate.hasProperty(call, "id") && typeof call.id === "string" ? call.id : ""
+export const callIdOf = (call: unknown): string => {
+  const id = ForeignText.read(call, "id")
+  return typeof id === "string" ? id : ""
+}
 
 /**
  * @since 0.1.0
  * @category parse
  */
-export const toolNameOf = (call: unknown): string =>
-  Predicate.hasProperty(call, "name") && typeof call.name === "string" ? call.name : ""
+export const toolNameOf = (call: unknown): string => {
+  const name = ForeignText.read(call, "name")
+  return typeof name === "string" ? name : ""
+}
 
 const kindOf = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "string" ? "a string" : `a ${typeof u}`
@@ -106,8 +111,20 @@ export const describeJsonError = (text: string, error: unknown): string => {
     const column = offset - before.lastIndexOf("\n")
     return `syntax error at line ${line}, column ${column} (check quotes, commas and escapes there)`
   }
+  // Invisible characters are what a model cannot see in its own output: name them.
+  if (text.charCodeAt(0) === 0xfeff) {
+    return "it starts with an invisible U+FEFF byte-order mark (send the JSON text without it)"
+  }
   // One character of the input is safe to name, and tells the model what to look for.
-  const token = /^Unexpected token '(.)'/.exec(message)?.[1]
+  const token = /^Unexpected token '(.)'/u.exec(message)?.[1]
+  if (token !== undefined && !ForeignText.isClean(token)) {
+    const offset = text.indexOf(token)
+    const before = text.slice(0, offset)
+    const code = token.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")
+    return `it has an invisible or control character U+${code} at line ${before.split("\n").length}, column ${
+      offset - before.lastIndexOf("\n")
+    } (remove it)`
+  }
   const pythonism = /\b(?:True|False|None|undefined|NaN|Infinity)\b/.test(text)
     ? "; JSON has no True, False, None, undefined or NaN: use true, false or null"
     : ""
@@ -120,29 +137,82 @@ export const describeJsonError = (text: string, error: unknown): string => {
 }
 
 /**
- * Counts characters of a parsed value, stopping as soon as the limit is
- * passed, so that checking a small input costs almost nothing.
+ * The deepest arguments accepted. Schema decoding recurses into a value, so
+ * deeper arguments are refused before they are decoded; real arguments come
+ * nowhere near it.
+ *
+ * @since 0.2.0
+ * @category parse
  */
-const exceeds = (value: unknown, limit: number): boolean => {
+export const maxInputDepth = 64
+
+type Refusal = "too-large" | "too-deep" | "proto" | "unreadable"
+
+/**
+ * Walks parsed arguments with an explicit stack (never the call stack):
+ * counts characters, stopping as soon as the limit is passed, so that
+ * checking a small input costs almost nothing; refuses nesting deeper than
+ * {@link maxInputDepth}, and an own `__proto__` key, which decoding into a
+ * record would turn into the record's prototype.
+ */
+const inspect = (value: unknown, limit: number): Refusal | undefined => {
   let budget = limit
   const stack: Array<unknown> = [value]
-  while (stack.length > 0) {
-    const u = stack.pop()
-    if (typeof u === "string") budget -= u.length + 2
-    else if (typeof u === "object" && u !== null) {
-      if (Array.isArray(u)) {
-        budget -= u.length + 2
-        for (const item of u) stack.push(item)
-      } else {
-        for (const key in u) {
-          budget -= key.length + 4
-          stack.push((u as Record<string, unknown>)[key])
+  const depths: Array<number> = [0]
+  try {
+    while (stack.length > 0) {
+      const u = stack.pop()
+      const depth = depths.pop()!
+      if (typeof u === "string") budget -= u.length + 2
+      else if (typeof u === "object" && u !== null) {
+        if (depth >= maxInputDepth) return "too-deep"
+        if (Array.isArray(u)) {
+          budget -= u.length + 2
+          for (const item of u) {
+            stack.push(item)
+            depths.push(depth + 1)
+          }
+        } else {
+          for (const key in u) {
+            if (key === "__proto__") return "proto"
+            budget -= key.length + 4
+            stack.push((u as Record<string, unknown>)[key])
+            depths.push(depth + 1)
+          }
         }
-      }
-    } else budget -= 8
-    if (budget < 0) return true
+      } else budget -= 8
+      if (budget < 0) return "too-large"
+    }
+  } catch {
+    // A getter or a Proxy trap threw: arguments that cannot be read cannot be decoded.
+    return "unreadable"
   }
-  return false
+  return undefined
+}
+
+const refused = (toolName: string, refusal: Refusal, limit: number): ParseError => {
+  switch (refusal) {
+    case "too-large":
+      return new ToolError.InputTooLarge({ toolName, limit })
+    case "too-deep":
+      return new ToolError.InvalidInput({
+        toolName,
+        received: "an object",
+        reason: `they are nested deeper than ${maxInputDepth} levels`
+      })
+    case "proto":
+      return new ToolError.InvalidInput({
+        toolName,
+        received: "an object",
+        reason: "they have a key named \"__proto__\", which is not accepted (rename it)"
+      })
+    case "unreadable":
+      return new ToolError.InvalidInput({
+        toolName,
+        received: "an object",
+        reason: "reading them failed (they are not plain JSON data)"
+      })
+  }
 }
 
 /**
@@ -154,6 +224,15 @@ const exceeds = (value: unknown, limit: number): boolean => {
  * @category stages
  */
 export const parse = (call: unknown, maxInputChars: number): Either.Either<Parsed, ParseError> => {
+  try {
+    return parseCall(call, maxInputChars)
+  } catch {
+    // The call object itself threw when read (a getter, a Proxy): it has no usable envelope.
+    return Either.left(new ToolError.MalformedCall({ reason: "reading it failed (it is not plain JSON data)" }))
+  }
+}
+
+const parseCall = (call: unknown, maxInputChars: number): Either.Either<Parsed, ParseError> => {
   if (!Predicate.isRecord(call)) {
     return Either.left(new ToolError.MalformedCall({ reason: `expected an object, got ${kindOf(call)}` }))
   }
@@ -179,9 +258,18 @@ export const parse = (call: unknown, maxInputChars: number): Either.Either<Parse
           new ToolError.MalformedArguments({ toolName, reason: describeJsonError(input as string, error) })
         )
       }
+      // JSON.parse itself copes with any depth; the walk runs only when the
+      // text could hold a problem: long enough to nest too deep, or spelling
+      // `__proto__` (perhaps with escapes). The length is already checked.
+      const text = call.input as string
+      const refusal = text.length > maxInputDepth || text.includes("__proto__") || text.includes("\\u")
+        ? inspect(input, Infinity)
+        : undefined
+      if (refusal !== undefined) return Either.left(refused(toolName, refusal, maxInputChars))
     }
-  } else if (exceeds(input, maxInputChars)) {
-    return Either.left(new ToolError.InputTooLarge({ toolName, limit: maxInputChars }))
+  } else {
+    const refusal = inspect(input, maxInputChars)
+    if (refusal !== undefined) return Either.left(refused(toolName, refusal, maxInputChars))
   }
   if (input === undefined || input === null) return Either.right({ callId, toolName, input: {} })
   if (!Predicate.isRecord(input)) {
@@ -209,14 +297,32 @@ export const lookup = (registry: Registry.Service, toolName: string): Effect.Eff
 // validate
 // ---------------------------------------------------------------------------
 
+// Keys come from the model's arguments: each is made printable and bounded.
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((key, i) => typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`).join("")
+  path.map((key, i) =>
+    typeof key === "number"
+      ? `[${key}]`
+      : i === 0
+      ? ForeignText.printable(String(key), 60)
+      : `.${ForeignText.printable(String(key), 60)}`
+  ).join("")
 
 const formatActual = (actual: unknown): string => {
   if (actual === undefined) return "nothing"
-  const json = typeof actual === "string" ? JSON.stringify(actual) : StableJson.stringify(actual)
-  return json.length > 60 ? `${json.slice(0, 60)}…` : json
+  // Only the start is shown: a long string is cut before it is quoted.
+  const json = typeof actual === "string" ? JSON.stringify(actual.slice(0, 61)) : StableJson.stringify(actual)
+  return ForeignText.printable(json, 61)
 }
+
+/**
+ * An issue that says the value is not of a member's kind at all (a string
+ * where an array was expected), as opposed to one of the member's kind that
+ * is wrong inside (an array with a wrong item).
+ */
+const isMismatch = (issue: ParseResult.ParseIssue): boolean =>
+  issue._tag === "Type" ||
+  (issue._tag === "Refinement" && issue.kind === "From" && isMismatch(issue.issue)) ||
+  (issue._tag === "Transformation" && issue.kind === "Encoded" && isMismatch(issue.issue))
 
 /** What JSON Schema constraints say, in words ("an integer at least 0", "a string at most 80 characters long"). */
 const describeConstraints = (schema: Record<string, unknown>): string | undefined => {
@@ -315,6 +421,12 @@ export const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<ToolE
         return push(path, "is not a parameter of this tool; remove it")
       case "Composite":
         if (issue.ast._tag === "Union") {
+          // One member of the right kind that is wrong inside (an optional
+          // array with a wrong item): its own issues say what to fix.
+          const inside = (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).filter((inner) =>
+            !isMismatch(inner)
+          )
+          if (inside.length === 1) return visit(inside[0]!, path)
           return push(path, `Expected ${expected(issue.ast)}, actual ${formatActual(issue.actual)}`)
         }
         for (const inner of Array.isArray(issue.issues) ? issue.issues : [issue.issues]) visit(inner, path)
@@ -422,28 +534,76 @@ export interface ExecuteEnv {
 
 // Failure and defect details are not redacted here: the error only ever
 // leaves the runtime through `shape`, which redacts (and counts) everything.
+// Whatever a handler or a library hands over may throw on every read (a
+// getter, a Proxy trap): these descriptions read it only through guards.
+// They are cleaned but not cut: a cut before redaction could split a secret
+// so that no rule sees it. Shaping redacts first, then truncates the whole
+// error text.
+
+const isInstance = (u: unknown, constructor: abstract new(...args: never) => unknown): boolean => {
+  try {
+    return u instanceof constructor
+  } catch {
+    return false
+  }
+}
+
+/** A thrown or rejected value, in words: `name: message` for errors, JSON for other values. */
+const describeThrown = (u: unknown): string => {
+  if (u === undefined || u === null) return `${u} (no error value)`
+  if (typeof u === "string") return u === "" ? "an empty string" : u
+  if (typeof u !== "object") return ForeignText.describe(u)
+  const message = ForeignText.read(u, "message")
+  if (typeof message === "string" && message !== "") {
+    const name = ForeignText.read(u, "name")
+    return typeof name === "string" && name !== "" && name !== "Error" ? `${name}: ${message}` : message
+  }
+  const json = StableJson.stringify(u)
+  return json === "\"[unreadable]\"" ? "a value that cannot be read" : json
+}
+
+/** Effect's own wrapper of a thrown or rejected value says nothing of it: the value does. */
+const describeUnknownException = (u: unknown): string | undefined => {
+  if (ForeignText.read(u, "_tag") !== "UnknownException") return undefined
+  const message = ForeignText.read(u, "message")
+  const cause = describeThrown(ForeignText.read(u, "error"))
+  return message === "An unknown error occurred in Effect.tryPromise"
+    ? `a promise it awaited was rejected: ${cause}`
+    : message === "An unknown error occurred in Effect.try"
+    ? `a function it called threw: ${cause}`
+    : `${typeof message === "string" ? message : "it failed"}: ${cause}`
+}
+
 const describeDefect = (defect: unknown): string => {
-  const raw = defect instanceof Error
-    ? `${defect.name === "Error" ? "" : `${defect.name}: `}${defect.message}`
-    : typeof defect === "string"
-    ? defect
-    : StableJson.stringify(defect)
-  // Not cut here: a cut before redaction could split a secret so that no rule
-  // sees it. Shaping redacts first, then truncates the whole error text.
-  return raw
+  if (defect === undefined || defect === null) return `it died with ${defect} (no error value)`
+  const unknown = describeUnknownException(defect)
+  return ForeignText.clean(unknown ?? describeThrown(defect))
 }
 
 const describeFailure = (
   failure: unknown
 ): { readonly detail: string; readonly retryable: boolean; readonly outcomeUnknown: boolean } => {
-  if (typeof failure === "string") return { detail: failure, retryable: false, outcomeUnknown: false }
-  // A failure may say it is retryable, or that the tool stopped part-way.
-  const retryable = Predicate.hasProperty(failure, "retryable") && failure.retryable === true
-  const outcomeUnknown = Predicate.hasProperty(failure, "outcomeUnknown") && failure.outcomeUnknown === true
-  if (Predicate.hasProperty(failure, "message") && typeof failure.message === "string" && failure.message !== "") {
-    return { detail: failure.message, retryable, outcomeUnknown }
+  if (typeof failure === "string") {
+    return { detail: ForeignText.clean(failure), retryable: false, outcomeUnknown: false }
   }
-  return { detail: StableJson.stringify(failure), retryable, outcomeUnknown }
+  if (failure === undefined || failure === null) {
+    return { detail: `it failed with ${failure} (no error value)`, retryable: false, outcomeUnknown: false }
+  }
+  // A failure may say it is retryable, or that the tool stopped part-way.
+  const retryable = ForeignText.read(failure, "retryable") === true
+  const outcomeUnknown = ForeignText.read(failure, "outcomeUnknown") === true
+  const unknown = describeUnknownException(failure)
+  if (unknown !== undefined) return { detail: ForeignText.clean(unknown), retryable, outcomeUnknown }
+  const message = ForeignText.read(failure, "message")
+  if (typeof message === "string" && message !== "") {
+    return { detail: ForeignText.clean(message), retryable, outcomeUnknown }
+  }
+  const json = StableJson.stringify(failure)
+  return {
+    detail: json === "\"[unreadable]\"" ? "it failed with a value that cannot be read" : ForeignText.clean(json),
+    retryable,
+    outcomeUnknown
+  }
 }
 
 /**
@@ -511,8 +671,8 @@ export const execute = (
         const failure = Cause.failureOption(outcome.cause)
         // A rule that can only be checked while the tool runs (under its lock,
         // against the file as it is now) is still a rule the model can act on.
-        if (failure._tag === "Some" && failure.value instanceof ToolError.RuleViolation) {
-          const violation = failure.value
+        if (failure._tag === "Some" && isInstance(failure.value, ToolError.RuleViolation)) {
+          const violation = failure.value as ToolError.RuleViolation
           return Effect.fail(
             violation.toolName === undefined
               ? new ToolError.RuleViolation({ ...violation, toolName: tool.name })
@@ -630,8 +790,39 @@ const plain = (text: string): Serialized => ({ text, images: [], stash: undefine
 const formatBytes = (n: number) =>
   n < 1024 ? `${n} bytes` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`
 
+/**
+ * What a handler that returns nothing (`Effect.void`, `undefined`) shows the
+ * model: a success, like a command that prints nothing, said in words
+ * because providers reject empty text blocks.
+ *
+ * @since 0.2.0
+ * @category shape
+ */
+export const noOutput = "(no output)"
+
+const outputDefect = (tool: Tool.Any | undefined, detail: string) =>
+  new ToolError.ToolDefect({ toolName: tool?.name ?? "the tool", detail, outcomeUnknown: tool?.readOnly === false })
+
+// Values a handler hands back may throw on every read: anything that does
+// becomes a defect of that call, never of the turn.
 const serialize = (tool: Tool.Any | undefined, value: unknown): Either.Either<Serialized, ToolError.ToolDefect> => {
   if (typeof value === "string") return Either.right(plain(value))
+  try {
+    return serializeValue(tool, value)
+  } catch {
+    return Either.left(outputDefect(tool, "it returned a value that cannot be read (reading it threw)"))
+  }
+}
+
+const serializeValue = (
+  tool: Tool.Any | undefined,
+  value: unknown
+): Either.Either<Serialized, ToolError.ToolDefect> => {
+  if (typeof value === "function" || typeof value === "symbol") {
+    return Either.left(
+      outputDefect(tool, `it returned ${ForeignText.describe(value)}, which cannot be shown to the model`)
+    )
+  }
   if (value instanceof Uint8Array) {
     const mediaType = sniffImage(value)
     if (mediaType !== undefined && value.byteLength <= maxImageBytes) {
@@ -659,17 +850,20 @@ const serialize = (tool: Tool.Any | undefined, value: unknown): Either.Either<Se
     }
     return Either.right({ text: texts.join("\n"), images, stash })
   }
-  if (tool === undefined) return Either.right(plain(StableJson.stringify(value)))
-  const encoded = tool.encodeOutput(value)
-  return Either.isRight(encoded)
-    ? Either.right(plain(StableJson.stringify(encoded.right)))
-    : Either.left(
-      new ToolError.ToolDefect({
-        toolName: tool.name,
-        detail: "it returned output that does not match its declared output schema",
-        outcomeUnknown: !tool.readOnly
-      })
+  const encoded = tool === undefined ? Either.right(value) : tool.encodeOutput(value)
+  if (Either.isLeft(encoded)) {
+    return Either.left(outputDefect(tool, "it returned output that does not match its declared output schema"))
+  }
+  if (encoded.right === undefined) return Either.right(plain(noOutput))
+  const json = StableJson.encode(encoded.right)
+  return json.tooDeep
+    ? Either.left(
+      outputDefect(
+        tool,
+        `it returned a value nested deeper than ${StableJson.defaultMaxDepth} levels, which cannot be shown to the model`
+      )
     )
+    : Either.right(plain(json.text))
 }
 
 const number = (n: number) => n.toLocaleString("en-US")

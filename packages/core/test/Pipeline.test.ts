@@ -6,6 +6,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as ArtifactStore from "../src/ArtifactStore.js"
+import * as ForeignText from "../src/ForeignText.js"
 import * as Pipeline from "../src/Pipeline.js"
 import * as Redactor from "../src/Redactor.js"
 import * as Registry from "../src/Registry.js"
@@ -773,5 +774,102 @@ describe("Pipeline.shape", () => {
           "[Output truncated: showing the first 200 of 1,000 characters. The full output could not be stored (the disk is full).]"
         )
       )
+    }))
+})
+
+// ---------------------------------------------------------------------------
+// hostile input
+// ---------------------------------------------------------------------------
+
+describe("Pipeline on hostile input", () => {
+  const deepText = "[".repeat(100_000) + "]".repeat(100_000)
+
+  it("refuses arguments nested deeper than the limit, as a string or as an object, before decoding", () => {
+    const fromString = parseError(`{"name":"x","count":${deepText}}`, 1_000_000)
+    assert.strictEqual(fromString.code, "invalid_input")
+    assert.include(fromString.message, `nested deeper than ${Pipeline.maxInputDepth} levels`)
+    const fromObject = parseError({ count: JSON.parse(deepText) }, 1_000_000)
+    assert.strictEqual(fromObject.code, "invalid_input")
+    // Just under the limit is fine.
+    const shallow = "[".repeat(Pipeline.maxInputDepth - 1) + "]".repeat(Pipeline.maxInputDepth - 1)
+    assert.isTrue(Either.isRight(parseCall(`{"count":${shallow}}`, 1_000_000)))
+  })
+
+  it("refuses an own __proto__ key, however it is spelled, so that no decoded record gets a new prototype", () => {
+    for (const text of ["{\"r\":{\"__proto__\":{\"a\":1}}}", "{\"r\":{\"\\u005f_proto__\":{\"a\":1}}}"]) {
+      const error = parseError(text)
+      assert.strictEqual(error.code, "invalid_input", text)
+      assert.include(error.message, "__proto__")
+    }
+    assert.strictEqual(parseError(JSON.parse("{\"r\":{\"__proto__\":1}}")).code, "invalid_input")
+  })
+
+  it("answers calls and arguments that throw when read", () => {
+    const thrower = () => {
+      throw new Error("no")
+    }
+    const trapAll = new Proxy({}, { get: thrower, has: thrower, ownKeys: thrower, getPrototypeOf: thrower })
+    const call = Pipeline.parse(trapAll, 10_000)
+    assert.isTrue(Either.isLeft(call) && call.left.code === "malformed_call")
+    assert.strictEqual(Pipeline.callIdOf(trapAll), "")
+    assert.strictEqual(Pipeline.toolNameOf(trapAll), "")
+    assert.strictEqual(parseError(trapAll).code, "invalid_input")
+    assert.strictEqual(
+      parseError({
+        get qty() {
+          return thrower()
+        }
+      }).code,
+      "invalid_input"
+    )
+  })
+
+  it("names an invisible byte-order mark or control character instead of blaming quotes", () => {
+    assert.include(parseError("\uFEFF{\"qty\": 1}").message, "starts with an invisible U+FEFF byte-order mark")
+    const zeroWidth = parseError("{\"qty\":\u200B 1}").message
+    assert.include(zeroWidth, "U+200B")
+    assert.notInclude(zeroWidth, "\u200B")
+  })
+
+  it("echoes a hostile tool name, in any parse error, only cleaned and bounded", () => {
+    const name = "\u009b31m\u202Eevil\u200B\u{E0041}" + "y".repeat(100_000)
+    const result = Pipeline.parse({ id: "c", name, input: "{" }, 10_000)
+    const message = Either.isLeft(result) ? `${result.left.message}${result.left.hint}` : assert.fail("parsed")
+    assert.isTrue(ForeignText.isClean(message))
+    assert.isBelow(message.length, 400)
+  })
+})
+
+describe("Pipeline.validate on nested unions", () => {
+  it.effect("points into an optional array at the wrong item, not at the array", () =>
+    Effect.gen(function*() {
+      const tags = Tool.make("tag", {
+        description: "tags",
+        parameters: { tags: Schema.optional(Schema.Array(Schema.String)) },
+        handler: () => Effect.succeed("ok")
+      })
+      const entry = yield* entryOf([tags], "tag")
+      const error = yield* invalid(entry, { tags: ["a", 1] })
+      assert.strictEqual(error._tag, "InvalidArguments")
+      assert.deepStrictEqual(
+        error._tag === "InvalidArguments" ? error.issues : [],
+        [{ path: "tags[1]", message: "Expected string, actual 1" }]
+      )
+      // A value of no member's kind still lists the choices.
+      const wrongKind = yield* invalid(entry, { tags: 5 })
+      assert.include(wrongKind.message, "tags: Expected an array, actual 5")
+    }))
+
+  it.effect("quotes a hostile key only cleaned and bounded", () =>
+    Effect.gen(function*() {
+      const entry = yield* entryOf([createOrder], "create_order")
+      const error = yield* invalid(entry, {
+        customer: ["\u009b31m" + "v".repeat(10_000)],
+        items: [],
+        ["\u202Ekey\u009b" + "k".repeat(10_000)]: 1
+      })
+      assert.include(error.message, "customer: Expected string, actual [\"?31mvvv")
+      assert.isTrue(error.message.split("\n").every(ForeignText.isClean), error.message)
+      assert.isBelow(error.message.length, 1_000)
     }))
 })
