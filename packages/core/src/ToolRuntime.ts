@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as ArtifactStore from "./ArtifactStore.js"
 import * as CallTrace from "./CallTrace.js"
+import * as ForeignText from "./ForeignText.js"
 import * as Hooks from "./Hooks.js"
 import * as Pipeline from "./Pipeline.js"
 import * as Policy from "./Policy.js"
@@ -248,12 +249,32 @@ export const make = (options?: Options): Effect.Effect<
         (result) => finish(turn, index, result)
       )
 
-    /** One call through every stage; the result lands in `turn.results[index]`. */
+    /**
+     * One call through every stage; the result lands in `turn.results[index]`.
+     * A defect anywhere in them (a tool's `resources` or `subject` that
+     * throws, a value no stage could read) becomes that call's result, never
+     * the turn's death: the calls beside it keep theirs.
+     */
     const runOne = (turn: Turn, index: number): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const startedAt = turn.clock.unsafeCurrentTimeMillis()
+        return Effect.catchAllDefect(runStages(turn, index, startedAt), (defect) => {
+          if (turn.results[index] !== undefined) return Effect.void
+          const toolName = Pipeline.toolNameOf(turn.calls[index])
+          const error = new ToolError.ToolDefect({
+            toolName,
+            detail: `the call could not be completed: ${ForeignText.clean(ForeignText.describe(defect))}`,
+            // It may have failed after a write ran.
+            outcomeUnknown: registry.get(toolName)?.tool.readOnly === false
+          })
+          return fail(turn, index, error, startedAt)
+        })
+      })
+
+    const runStages = (turn: Turn, index: number, startedAt: number): Effect.Effect<void> =>
       Effect.suspend(() => {
         const call = turn.calls[index]
         const clock = turn.clock
-        const startedAt = clock.unsafeCurrentTimeMillis()
         const callId = Pipeline.callIdOf(call)
         const toolName = Pipeline.toolNameOf(call)
         const trace = turn.tracer === undefined

@@ -8,7 +8,9 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as ArtifactStore from "../src/ArtifactStore.js"
+import * as ForeignText from "../src/ForeignText.js"
 import * as Hooks from "../src/Hooks.js"
+import * as Pipeline from "../src/Pipeline.js"
 import * as Policy from "../src/Policy.js"
 import * as Redactor from "../src/Redactor.js"
 import * as Registry from "../src/Registry.js"
@@ -741,5 +743,127 @@ describe("ToolRuntime", () => {
         "unknown_tool",
         "unknown_tool"
       ])
+    }))
+})
+
+describe("ToolRuntime on hostile calls and values", () => {
+  const thrower = () => {
+    throw new Error("trap")
+  }
+  const trapAll = new Proxy({}, {
+    get: thrower,
+    has: thrower,
+    ownKeys: thrower,
+    getPrototypeOf: thrower,
+    getOwnPropertyDescriptor: thrower
+  })
+  const deepValue = JSON.parse("[".repeat(100_000) + "]".repeat(100_000))
+  const returning = (name: string, handler: () => Effect.Effect<unknown, unknown>) =>
+    Tool.make(name, { description: name, parameters: {}, readOnly: true, handler })
+
+  it.effect("deeply nested arguments and output are results of their own call; the calls beside them keep theirs", () =>
+    Effect.gen(function*() {
+      const deep = returning("deep", () => Effect.succeed(deepValue))
+      const runtime = yield* runtimeWith([echo, deep])
+      const results = yield* runtime.runTurn([
+        call("1", "echo", `{"text":"x","count":${"[".repeat(100_000)}${"]".repeat(100_000)}}`),
+        call("2", "echo", { text: "beside" }),
+        call("3", "deep", {})
+      ])
+      assert.deepStrictEqual(results.map((r) => r.error?.code), ["invalid_input", undefined, "tool_defect"])
+      assert.include(ToolResult.text(results[0]!), "nested deeper than")
+      assert.strictEqual(ToolResult.text(results[1]!), "beside")
+      assert.include(ToolResult.text(results[2]!), "nested deeper than 256 levels")
+    }))
+
+  it.effect("failures, defects and values that throw on every read become results, never defects of the turn", () =>
+    Effect.gen(function*() {
+      const tools = [
+        returning("getter", () =>
+          Effect.fail({
+            get message(): string {
+              return thrower()
+            }
+          })),
+        returning("proxy_fail", () => Effect.fail(trapAll)),
+        returning("proxy_die", () => Effect.die(trapAll)),
+        returning("proxy_value", () => Effect.succeed(trapAll)),
+        Tool.make("bad_resources", {
+          description: "its resources function throws",
+          parameters: {},
+          resources: thrower,
+          handler: () => Effect.succeed("ran")
+        })
+      ]
+      const runtime = yield* runtimeWith([echo, ...tools])
+      const calls = [...tools.map((tool, i) => call(`c${i}`, tool.name, {})), call("last", "echo", { text: "ok" })]
+      const results = yield* runtime.runTurn([trapAll as never, ...calls])
+      assert.deepStrictEqual(results.map((r) => r.error?.code), [
+        "malformed_call",
+        "tool_failed",
+        "tool_defect",
+        "tool_defect",
+        "tool_defect",
+        "tool_defect",
+        undefined
+      ])
+      assert.deepStrictEqual(results.slice(1).map((r) => r.callId), calls.map((c) => c.id))
+      assert.include(ToolResult.text(results[4]!), "it returned a value that cannot be read")
+      assert.include(ToolResult.text(results[5]!), "the call could not be completed: trap")
+    }))
+
+  it.effect("a rejected promise's own message reaches the model; an undefined rejection is said plainly", () =>
+    Effect.gen(function*() {
+      const runtime = yield* runtimeWith([
+        returning("reject", () => Effect.tryPromise(() => Promise.reject(new Error("disk full")))),
+        returning("reject_undefined", () => Effect.tryPromise(() => Promise.reject(undefined))),
+        returning("die_undefined", () => Effect.promise(() => Promise.reject(undefined)))
+      ])
+      const [reject, rejectUndefined, dieUndefined] = yield* runtime.runTurn([
+        call("1", "reject", {}),
+        call("2", "reject_undefined", {}),
+        call("3", "die_undefined", {})
+      ])
+      assert.strictEqual(reject!.error?.code, "tool_failed")
+      assert.include(ToolResult.text(reject!), "reject failed: a promise it awaited was rejected: disk full")
+      assert.include(ToolResult.text(rejectUndefined!), "was rejected: undefined (no error value)")
+      assert.include(ToolResult.text(dieUndefined!), "it died with undefined (no error value)")
+      assert.notInclude(ToolResult.text(dieUndefined!), "null")
+    }))
+
+  it.effect("nothing is a success saying so; a symbol or a function is a defect, never the text null", () =>
+    Effect.gen(function*() {
+      const runtime = yield* runtimeWith([
+        returning("nothing", () => Effect.void),
+        returning("symbol", () => Effect.succeed(Symbol("s"))),
+        returning("function", () => Effect.succeed(() => 1))
+      ])
+      const [nothing, symbol, fn] = yield* runtime.runTurn([
+        call("1", "nothing", {}),
+        call("2", "symbol", {}),
+        call("3", "function", {})
+      ])
+      assert.isFalse(nothing!.isError)
+      assert.strictEqual(ToolResult.text(nothing!), Pipeline.noOutput)
+      assert.strictEqual(symbol!.error?.code, "tool_defect")
+      assert.include(ToolResult.text(symbol!), "it returned a symbol, which cannot be shown to the model")
+      assert.include(ToolResult.text(fn!), "it returned a function, which cannot be shown to the model")
+    }))
+
+  it.effect("unknown-tool and duplicate-id messages echo the model's text only cleaned and bounded", () =>
+    Effect.gen(function*() {
+      const runtime = yield* runtimeWith([echo])
+      const hostile = "\u009b31m\u202Eevil\u200B\u{E0041}" + "y".repeat(100_000)
+      const results = yield* runtime.runTurn([
+        call(hostile, "echo", { text: "a" }),
+        call(hostile, "echo", { text: "b" }),
+        call("3", hostile, {})
+      ])
+      assert.deepStrictEqual(results.map((r) => r.error?.code), [undefined, "duplicate_call_id", "unknown_tool"])
+      for (const result of results.slice(1)) {
+        const text = ToolResult.text(result)
+        assert.isTrue(text.split("\n").every(ForeignText.isClean), text)
+        assert.isBelow(text.length, 400)
+      }
     }))
 })
