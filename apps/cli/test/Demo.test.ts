@@ -3,27 +3,13 @@
  * demo is the brief's acceptance example, so its output is the contract.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as ChildProcess from "node:child_process"
-import * as Module from "node:module"
-import * as Path from "node:path"
-import * as Url from "node:url"
-
-const appDir = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "..")
-
-// What `node_modules/.bin/tsx` runs, resolved the way Node resolves it: pnpm
-// may hoist tsx to the workspace root, where no `.bin` next to the app exists.
-const tsx = Module.createRequire(import.meta.url).resolve("tsx/cli")
+import type * as ChildProcess from "node:child_process"
+import * as CliProcess from "./CliProcess.js"
 
 let cached: ChildProcess.SpawnSyncReturns<string> | undefined
 
 /** One run of the CLI, shared by the assertions below: it takes a few seconds. */
-const runDemo = () =>
-  cached ??= ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "demo"], {
-    cwd: appDir,
-    encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, NO_COLOR: "1" }
-  })
+const runDemo = () => cached ??= CliProcess.piped(["demo"])
 
 /** The part of the output between two headings. */
 const section = (output: string, from: string, to: string | undefined): string => {
