@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Tool from "./Tool.js"
@@ -69,14 +70,28 @@ export interface Service {
 export class ArtifactStore extends Context.Tag("@tool-runtime/core/ArtifactStore")<ArtifactStore, Service>() {}
 
 /**
- * Ids are derived from the call id (unique within a turn) plus a counter
- * (unique across turns), and kept to characters safe in any file name.
+ * An id derived from the call id (unique within a turn) plus a counter
+ * (unique across turns), kept to characters safe in any file name. The
+ * runtime hands stores the call id redacted, but an id shown to the model is
+ * better not made of the model's text at all: the memory store's ids are
+ * {@link memoryId}s.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const artifactId = (callId: string, sequence: number): string =>
   `${callId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64)}-${sequence}`
+
+/**
+ * The memory store's ids: a tag drawn from `Random` once per store, so that
+ * ids of different stores differ, and a counter. Nothing of the call goes
+ * in: a call id can hold anything, a secret included, and the id is shown to
+ * the model and passed back by it.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const memoryId = (tag: string, sequence: number): string => `out_${tag}-${sequence}`
 
 /**
  * Slices `[offset, offset + length)` without splitting a surrogate pair.
@@ -103,12 +118,13 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
 export const makeMemory = (options?: { readonly maxTotalChars?: number | undefined }) =>
   Effect.gen(function*() {
     const maxTotal = options?.maxTotalChars ?? 256 * 1024 * 1024
+    const tag = (yield* Random.nextIntBetween(0, 0x7fffffff)).toString(36).padStart(6, "0")
     const state = yield* Ref.make({ sequence: 0, total: 0, items: new Map<string, string>() })
     const service: Service = {
-      put: (source, content) =>
+      put: (_source, content) =>
         Ref.modify(state, (s) => {
           const sequence = s.sequence + 1
-          const id = artifactId(source.callId, sequence)
+          const id = memoryId(tag, sequence)
           const items = new Map(s.items)
           items.set(id, content)
           let total = s.total + content.length

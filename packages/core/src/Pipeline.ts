@@ -972,7 +972,8 @@ export const shape = (
     count += stash.count
     stored = over ? `${text}\n\n${stash.text}` : stash.text
   }
-  return env.store.put({ callId, toolName }, stored).pipe(
+  // A store may build its ids from the call id (the file store does): it gets the id redacted.
+  return env.store.put({ callId: env.redactor.redact(callId).text, toolName }, stored).pipe(
     Effect.either,
     Effect.flatMap((put) => {
       const where = (offset: number) =>

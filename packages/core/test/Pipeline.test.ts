@@ -549,11 +549,12 @@ describe("Pipeline.shape", () => {
         redacted.slice(0, shown) +
           `\n\n[Output truncated: showing the first ${shown} of ${
             number(redacted.length)
-          } characters. The full output is stored as "artifact:call_7-1".]`
+          } characters. The full output is stored as "${result.meta.artifact}".]`
       )
       // The preview ends on a line boundary.
       assert.isTrue(redacted.slice(0, shown).endsWith("\n"))
-      assert.strictEqual(result.meta.artifact, "artifact:call_7-1")
+      // The id is the store's own: nothing of the call id goes in.
+      assert.match(result.meta.artifact!, /^artifact:out_[0-9a-z]{6,}-1$/)
       assert.strictEqual(result.meta.redactions, 1)
       const stored = yield* readStored(env, result)
       assert.strictEqual(stored, redacted)
@@ -566,11 +567,12 @@ describe("Pipeline.shape", () => {
       const output = Array.from({ length: 300 }, (_, i) => `row ${i}`).join("\n")
       const result = yield* Pipeline.shape(env, withLimit("rows", 500), "call_8", "rows", success(output), 1)
       const shown = result.meta.truncation!.shownLength
+      const id = result.meta.artifact!.slice("artifact:".length)
       assert.include(
         ToolResult.text(result),
-        `The full output is stored; read more with read_output {"id": "call_8-1", "offset": ${shown}}.]`
+        `The full output is stored; read more with read_output {"id": "${id}", "offset": ${shown}}.]`
       )
-      const next = yield* env.store.read("call_8-1", shown, 20)
+      const next = yield* env.store.read(id, shown, 20)
       assert.strictEqual(next.text, output.slice(shown, shown + 20))
     }))
 
@@ -594,7 +596,7 @@ describe("Pipeline.shape", () => {
       assert.include(
         text,
         `\n\n[… ${number(omitted)} of ${number(full.length)} characters omitted here. ` +
-          `The full output is stored as "artifact:call_9-1".]\n\n`
+          `The full output is stored as "${result.meta.artifact}".]\n\n`
       )
       // What is shown is the text minus exactly the omitted middle.
       const [head, tail] = text.split(/\n\n\[… [^\]]*\]\n\n/)
