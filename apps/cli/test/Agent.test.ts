@@ -4,26 +4,16 @@
  * results it reads and goes on from.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as ChildProcess from "node:child_process"
-import * as Module from "node:module"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
-import * as Url from "node:url"
+import * as CliProcess from "./CliProcess.js"
 
-const appDir = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "..")
-const tsx = Module.createRequire(import.meta.url).resolve("tsx/cli")
+// No API key: the scripted model plays, and nothing reaches the network.
+const runAgent = (...args: ReadonlyArray<string>) =>
+  CliProcess.piped(["agent", ...args], { env: { ANTHROPIC_API_KEY: undefined } })
 
-const runAgent = (...args: ReadonlyArray<string>) => {
-  // No API key: the scripted model plays, and nothing reaches the network.
-  const { ANTHROPIC_API_KEY: _, ...env } = process.env
-  return ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "agent", ...args], {
-    cwd: appDir,
-    encoding: "utf8",
-    timeout: 60_000,
-    env: { ...env, NO_COLOR: "1" }
-  })
-}
-
-const timeout = 60_000
+const timeout = CliProcess.timeout
 
 describe("tool-runtime agent", () => {
   it("works the ticket to the end with the scripted model; failures are results, not the end", () => {
@@ -58,5 +48,29 @@ describe("tool-runtime agent", () => {
     assert.include(run.stdout, "Request 2")
     assert.notInclude(run.stdout, "Request 3")
     assert.include(run.stdout, "Stopped: the turn limit (2 requests) was reached")
+  }, timeout)
+
+  it("--max-turns takes a positive integer, and says so in one line otherwise", () => {
+    for (const value of ["0", "-1"]) {
+      const run = runAgent(`--max-turns=${value}`)
+      assert.strictEqual(run.status, 1, run.stdout)
+      assert.strictEqual(run.stderr, `tool-runtime: --max-turns must be a positive integer, got ${value}\n`)
+      assert.strictEqual(run.stdout, "")
+    }
+    const text = runAgent("--max-turns", "x")
+    assert.strictEqual(text.status, 1, text.stdout)
+    assert.strictEqual(text.stderr, "tool-runtime: 'x' is not an integer\n")
+  }, timeout)
+
+  it("an --mcp-config file that is not JSON is one line naming the file, not a stack trace", () => {
+    const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "tool-runtime-agent-"))
+    const file = Path.join(dir, "mcp.json")
+    Fs.writeFileSync(file, "{ \"mcpServers\": { oops } }")
+    const run = runAgent("--mcp-config", file)
+    Fs.rmSync(dir, { recursive: true, force: true })
+    assert.strictEqual(run.status, 1, run.stdout)
+    assert.match(run.stderr, /^tool-runtime: Invalid MCP configuration in (\S+): the file is not JSON [^\n]*\n$/)
+    assert.include(run.stderr, file)
+    assert.notMatch(run.stderr, /\n\s+at /)
   }, timeout)
 })

@@ -5,28 +5,15 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Schedule from "effect/Schedule"
-import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
-import * as Module from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as Url from "node:url"
+import * as CliProcess from "./CliProcess.js"
 
-const appDir = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "..")
-const tsx = Module.createRequire(import.meta.url).resolve("tsx/cli")
-// Each piped run starts Node and tsx: seconds on a loaded two-core machine.
-const timeout = 180_000
+const timeout = CliProcess.timeout
 
 /** One run with stdin piped from nothing: not a terminal. */
-const piped = (...args: ReadonlyArray<string>) =>
-  ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "permissions", ...args], {
-    cwd: appDir,
-    encoding: "utf8",
-    input: "",
-    timeout: 60_000,
-    env: { ...process.env, NO_COLOR: "1" }
-  })
+const piped = (...args: ReadonlyArray<string>) => CliProcess.piped(["permissions", ...args])
 
 const line = (output: string, prefix: RegExp) => output.split("\n").find((l) => prefix.test(l)) ?? ""
 
@@ -54,7 +41,7 @@ describe("tool-runtime permissions", () => {
     assert.include(line(plan.stdout, /#3 reply_to_customer\s+deny/), "plan mode")
   }, timeout)
 
-  it("reads settings files, and a bad rule or file stops with an error naming it", () => {
+  it("reads settings files, and a bad rule or file stops with one line naming it", () => {
     const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "tool-runtime-permissions-"))
     const good = Path.join(dir, "settings.json")
     const bad = Path.join(dir, "bad.json")
@@ -66,63 +53,61 @@ describe("tool-runtime permissions", () => {
     assert.match(fromFile.stdout, /#4 close_ticket\s+deny\s+by deny rule close_ticket/)
     const broken = piped("--settings", bad)
     assert.strictEqual(broken.status, 1)
+    assert.match(
+      broken.stderr,
+      /^tool-runtime: Invalid settings file .*: permissions\.deny\[1\]: expected a permission rule.*\n$/
+    )
     assert.include(broken.stderr, `Invalid settings file ${bad}:`)
-    assert.include(broken.stderr, "permissions.deny[1]: expected a permission rule")
     const typo = piped("--allow", "Bash(npm test && rm -rf /)")
     assert.strictEqual(typo.status, 1)
-    assert.include(typo.stderr, "it names more than one command")
+    assert.match(typo.stderr, /^tool-runtime: .*it names more than one command.*\n$/)
     Fs.rmSync(dir, { recursive: true, force: true })
   }, timeout)
 
-  const hasTmux = ChildProcess.spawnSync("tmux", ["-V"]).status === 0
-
-  it.live.skipIf(!hasTmux)("in a terminal, asks: always allow stores the displayed rule, deny sends a message", () => {
-    // A server of our own, on its own socket: ended by that socket, nothing else.
-    const socket = `tool-runtime-test-${process.pid}`
-    const tmux = (...args: ReadonlyArray<string>) =>
-      Effect.sync(() => ChildProcess.execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" }))
-    const screen = tmux("capture-pane", "-p", "-J", "-S", "-300", "-t", "permissions")
-    const waitFor = (text: string) =>
-      screen.pipe(
-        Effect.filterOrFail((s) => s.includes(text)),
-        Effect.retry(Schedule.spaced("200 millis")),
-        Effect.timeoutFail({
-          duration: "60 seconds",
-          onTimeout: () => new Error(`the screen never showed ${JSON.stringify(text)}`)
-        })
-      )
-    const keys = (...k: ReadonlyArray<string>) =>
-      Effect.zipRight(tmux("send-keys", "-t", "permissions", ...k), Effect.sleep("300 millis"))
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(tsx)} --conditions=@tool-runtime/source src/bin.ts permissions; ` +
-      "echo EXIT=$?; sleep 600"
-    return Effect.gen(function*() {
-      yield* tmux("new-session", "-d", "-s", "permissions", "-x", "200", "-y", "80", "-c", appDir, command)
-      const prompt = yield* waitFor("Allow reply_to_customer?")
-      assert.include(prompt, "Permission needed: reply_to_customer  risk: medium  writes")
-      assert.include(prompt, "arguments: {\"message\":\"Hi Ada")
-      assert.include(prompt, "why: it is not read-only and no rule allows it")
-      assert.include(prompt, "Always allow reply_to_customer")
-      // Second choice: always allow the displayed rule.
-      yield* keys("j")
-      yield* keys("Enter")
-      const close = yield* waitFor("Allow close_ticket?")
-      assert.include(close, "risk: high")
-      // Third choice: deny, then type the message for the model.
-      yield* keys("j")
-      yield* keys("j")
-      yield* keys("Enter")
-      yield* waitFor("Message for the model")
-      yield* keys("not before the customer confirms")
-      yield* keys("Enter")
-      const done = yield* waitFor("EXIT=")
-      assert.include(done, "EXIT=0")
-      assert.match(done, /#3 reply_to_customer\s+allow\s+by approver \(allow always\)/)
-      assert.include(done, "stored for the session: reply_to_customer")
-      assert.include(
-        done,
-        "Permission to run close_ticket was denied: the user denied it: not before the customer confirms"
-      )
-      assert.include(done, "Session rules added by \"always allow\": reply_to_customer")
-    }).pipe(Effect.ensuring(Effect.ignore(tmux("kill-server"))))
+  it("a settings file named on the command line that does not exist is an error, not a run without its rules", () => {
+    const missing = Path.join(Os.tmpdir(), `tool-runtime-no-such-settings-${process.pid}.json`)
+    const run = piped("--deny", "close_ticket", "--settings", missing)
+    assert.strictEqual(run.status, 1, run.stdout)
+    assert.strictEqual(run.stderr, `tool-runtime: --settings ${missing}: no such file\n`)
+    // Nothing ran.
+    assert.strictEqual(run.stdout, "")
   }, timeout)
+
+  it.live.skipIf(!CliProcess.hasTmux)(
+    "in a terminal, asks: always allow stores the displayed rule, deny sends a message",
+    () =>
+      Effect.gen(function*() {
+        const term = yield* CliProcess.terminal(
+          "permissions",
+          `${CliProcess.shellCommand(["permissions"])}; echo EXIT=$?; sleep 600`
+        )
+        const prompt = yield* term.waitFor("Allow reply_to_customer?")
+        assert.include(prompt, "Permission needed: reply_to_customer  risk: medium  writes")
+        assert.include(prompt, "arguments: {\"message\":\"Hi Ada")
+        assert.include(prompt, "why: it is not read-only and no rule allows it")
+        assert.include(prompt, "Always allow reply_to_customer")
+        // Second choice: always allow the displayed rule.
+        yield* term.keys("j")
+        yield* term.keys("Enter")
+        const close = yield* term.waitFor("Allow close_ticket?")
+        assert.include(close, "risk: high")
+        // Third choice: deny, then type the message for the model.
+        yield* term.keys("j")
+        yield* term.keys("j")
+        yield* term.keys("Enter")
+        yield* term.waitFor("Message for the model")
+        yield* term.keys("not before the customer confirms")
+        yield* term.keys("Enter")
+        const done = yield* term.waitFor("EXIT=")
+        assert.include(done, "EXIT=0")
+        assert.match(done, /#3 reply_to_customer\s+allow\s+by approver \(allow always\)/)
+        assert.include(done, "stored for the session: reply_to_customer")
+        assert.include(
+          done,
+          "Permission to run close_ticket was denied: the user denied it: not before the customer confirms"
+        )
+        assert.include(done, "Session rules added by \"always allow\": reply_to_customer")
+      }).pipe(Effect.scoped),
+    timeout
+  )
 })

@@ -14,6 +14,7 @@
  */
 import * as AnthropicClient from "@effect/ai-anthropic/AnthropicClient"
 import * as AnthropicLanguageModel from "@effect/ai-anthropic/AnthropicLanguageModel"
+import * as AiError from "@effect/ai/AiError"
 import type * as LanguageModel from "@effect/ai/LanguageModel"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -37,6 +38,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
+import * as CliError from "../CliError.js"
+import * as Flag from "../Flag.js"
 import * as SupportAgent from "../SupportAgent.js"
 import * as SupportDesk from "../SupportDesk.js"
 import * as Terminal from "../Terminal.js"
@@ -62,7 +65,8 @@ export const layerRegistry = Layer.effect(
 
 /**
  * The runtime over a fresh desk, with the MCP servers of a configuration
- * file when one is given.
+ * file when one is given. A file that is not a valid configuration is the
+ * user's to fix: its error names it.
  *
  * @since 0.1.0
  * @category layers
@@ -77,7 +81,13 @@ export const layerRuntime = (mcpConfig: Option.Option<string>) => {
     Layer.provide(SupportDesk.layer),
     Layer.provide(Option.match(mcpConfig, {
       onNone: () => McpClient.layer(McpConfig.make({})),
-      onSome: (path) => McpClient.layerFile(path)
+      onSome: (path) =>
+        McpClient.layerFile(path).pipe(
+          // The configuration's own message does not say which file it read.
+          Layer.mapError((error) =>
+            new CliError.CliError({ message: `Invalid MCP configuration in ${path}: ${error.reason}` })
+          )
+        )
     }))
   )
 }
@@ -196,24 +206,32 @@ export const command = Command.make("agent", {
   scripted: Options.boolean("scripted").pipe(
     Options.withDescription("Play the scripted conversation even when ANTHROPIC_API_KEY is set.")
   ),
-  maxTurns: Options.integer("max-turns").pipe(
-    Options.withDefault(8),
-    Options.withDescription("Most requests to the model.")
+  maxTurns: Flag.positiveInteger("max-turns").pipe(
+    Options.withDescription("Most requests to the model."),
+    Flag.withDefault(8)
   ),
   model: Options.text("model").pipe(
-    Options.withDefault("claude-sonnet-4-5"),
-    Options.withDescription("The Anthropic model, when ANTHROPIC_API_KEY is set.")
+    Options.withDescription("The Anthropic model, when ANTHROPIC_API_KEY is set."),
+    Flag.withDefault("claude-sonnet-4-5")
   ),
   prompt: Options.text("prompt").pipe(
     Options.optional,
     Options.withDescription("The task, for a real model (the script plays its own).")
   ),
-  mcpConfig: Options.file("mcp-config", { exists: "yes" }).pipe(
+  mcpConfig: Flag.existingFile("mcp-config").pipe(
     Options.optional,
     Options.withDescription("An mcpServers JSON file whose servers' tools join the registry.")
   )
-}, (flags) => Effect.provide(agent(flags), layerRuntime(flags.mcpConfig))).pipe(
-  Command.withDescription(
-    "Runs the support-desk ticket through the agent loop: a scripted model by default, Claude with ANTHROPIC_API_KEY."
+}, (flags) =>
+  agent(flags).pipe(
+    // A refused key, a network down, an overloaded API: the person can act on each.
+    Effect.catchIf(
+      AiError.isAiError,
+      (error) => Effect.fail(new CliError.CliError({ message: `The model request failed: ${error.message}` }))
+    ),
+    Effect.provide(layerRuntime(flags.mcpConfig))
+  )).pipe(
+    Command.withDescription(
+      "Runs the support-desk ticket through the agent loop: a scripted model by default, Claude with ANTHROPIC_API_KEY."
+    )
   )
-)

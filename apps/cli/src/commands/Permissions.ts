@@ -12,9 +12,7 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Options from "@effect/cli/Options"
-import * as ValidationError from "@effect/cli/ValidationError"
 import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Registry from "@tool-runtime/core/Registry"
@@ -31,6 +29,8 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as CliError from "../CliError.js"
+import * as Flag from "../Flag.js"
 import * as SupportDesk from "../SupportDesk.js"
 import * as Terminal from "../Terminal.js"
 import * as TerminalApprover from "../TerminalApprover.js"
@@ -72,8 +72,8 @@ const options = {
   ),
   ask: rules("ask", "A rule whose calls always ask. Repeatable."),
   deny: rules("deny", "A rule whose calls never run, in any mode. Repeatable."),
-  settings: Options.text("settings").pipe(
-    Options.repeated,
+  // Named on the command line, a file must exist: a typo must not drop its deny rules.
+  settings: Flag.existingFiles("settings").pipe(
     Options.withDescription("A settings file ({\"permissions\": {...}}); later files take precedence. Repeatable.")
   )
 }
@@ -95,10 +95,6 @@ const printResults = (results: ReadonlyArray<ToolResult.ToolResult>, style: Term
         result.isError ? style.red(`error ${result.error?.code ?? ""}`) : style.green("ok")
       }\n${Terminal.indent(ToolResult.text(result), "       ")}`
     ), { discard: true })
-
-/** A bad rule or settings file is a usage error: say what is wrong, exit 1. */
-const usageError = (message: string) =>
-  Effect.zipRight(Console.error(message), Effect.fail(ValidationError.invalidValue(HelpDoc.p(message))))
 
 /**
  * @since 0.1.0
@@ -164,9 +160,10 @@ export const permissions = (flags: {
     yield* printResults(results, style)
     yield* Console.log(`\nSession rules added by "always allow": ${text(sessionRules)}`)
   }).pipe(
+    // A bad rule or settings file: say what is wrong, exit 1.
     Effect.catchTags({
-      InvalidRule: (error) => usageError(error.message),
-      SettingsError: (error) => usageError(error.message)
+      InvalidRule: (error) => Effect.fail(new CliError.CliError({ message: error.message })),
+      SettingsError: (error) => Effect.fail(new CliError.CliError({ message: error.message }))
     })
   )
 
