@@ -27,6 +27,7 @@ import * as Code from "./commands/Code.js"
 import * as Demo from "./commands/Demo.js"
 import * as Permissions from "./commands/Permissions.js"
 import * as Help from "./Help.js"
+import * as Quit from "./Quit.js"
 
 const app = {
   name: "tool-runtime",
@@ -82,7 +83,8 @@ const main = (argv: ReadonlyArray<string>) =>
   )
 
 /**
- * The program: the command and its error report.
+ * The program: the command, its error report, and the ways it can be
+ * ended early (see `Quit`).
  *
  * @since 0.1.0
  * @category main
@@ -96,5 +98,6 @@ export const run = (argv: ReadonlyArray<string>) =>
       return Option.isSome(failure) && CliError.isCliError(failure.value)
         ? CliError.report(failure.value)
         : Effect.logError(cause)
-    })
+    }),
+    Quit.run
   )

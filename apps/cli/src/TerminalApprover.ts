@@ -5,8 +5,10 @@
  * displays (exactly that rule is stored), or to deny it with a message for
  * the model, optionally stopping the turn.
  *
- * Ctrl-C at the prompt denies the call and stops the turn: the person
- * wants the agent to stop, not to be asked about the next call.
+ * Ctrl-C at the prompt ends the program, as Ctrl-C does anywhere else
+ * (exit code 130, after every finalizer): the terminal is in raw mode
+ * there, so the key arrives as input instead of as SIGINT, and is turned
+ * into the same interruption by `Quit`.
  *
  * @since 0.1.0
  */
@@ -16,6 +18,7 @@ import * as Approver from "@tool-runtime/permissions/Approver"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Quit from "./Quit.js"
 import * as CliTerminal from "./Terminal.js"
 
 type Choice = "once" | "always" | "deny" | "stop"
@@ -46,8 +49,9 @@ export const describe = (prompt: Approver.Prompt, style: CliTerminal.Style): Rea
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Approver.Service, never, Terminal.Terminal> = Effect.gen(function*() {
+export const make: Effect.Effect<Approver.Service, never, Terminal.Terminal | Quit.Quit> = Effect.gen(function*() {
   const terminal = yield* Terminal.Terminal
+  const quit = yield* Quit.Quit
   const style = yield* CliTerminal.detect
   const ask = (prompt: Approver.Prompt) =>
     Effect.gen(function*() {
@@ -75,7 +79,8 @@ export const make: Effect.Effect<Approver.Service, never, Terminal.Terminal> = E
         }
       }
     }).pipe(
-      Effect.catchTag("QuitException", () => Effect.succeed(Approver.deny("the user interrupted", { stopTurn: true }))),
+      // A new line first: the prompt leaves the cursor after its last choice.
+      Effect.catchTag("QuitException", () => Effect.zipRight(Console.log(""), quit.request("interrupted"))),
       Effect.provideService(Terminal.Terminal, terminal)
     )
   return { ask }
@@ -85,4 +90,7 @@ export const make: Effect.Effect<Approver.Service, never, Terminal.Terminal> = E
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Approver.Approver, never, Terminal.Terminal> = Layer.effect(Approver.Approver, make)
+export const layer: Layer.Layer<Approver.Approver, never, Terminal.Terminal | Quit.Quit> = Layer.effect(
+  Approver.Approver,
+  make
+)

@@ -4,25 +4,26 @@
  * the model would see, so the assertions read it like the model would.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
-import * as Module from "node:module"
-import * as Path from "node:path"
-import * as Url from "node:url"
+import * as Readline from "node:readline"
+import * as CliProcess from "./CliProcess.js"
 
-const appDir = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "..")
-const tsx = Module.createRequire(import.meta.url).resolve("tsx/cli")
+/** The temporary workspace the session names on its second line. */
+const workspaceOf = (output: string) => /workspace: (\S+) \(removed at the end\)/.exec(output)?.[1]
+
+/** The end of a started run. */
+const exited = (child: ReturnType<typeof CliProcess.spawn>) =>
+  new Promise<{ readonly code: number | null; readonly stderr: string }>((resolve) => {
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => stderr += chunk)
+    child.on("close", (code) => resolve({ code, stderr }))
+  })
 
 describe("tool-runtime code", () => {
   it(
     "reads and greps together, sees the failing test, edits, sees it pass, and is refused outside the workspace",
     () => {
-      const run = ChildProcess.spawnSync(process.execPath, [tsx, "--conditions=@tool-runtime/source", "src/bin.ts", "code"], {
-        cwd: appDir,
-        encoding: "utf8",
-        timeout: 120_000,
-        env: { ...process.env, NO_COLOR: "1" }
-      })
+      const run = CliProcess.piped(["code"])
       assert.strictEqual(run.status, 0, run.stderr)
       const out = run.stdout
       assert.match(out, /together\s+#1 read_file, #2 grep/)
@@ -37,10 +38,51 @@ describe("tool-runtime code", () => {
       assert.include(out, "read_file refused the call: the path \"../../etc/passwd\" is outside the workspace")
       assert.include(out, "bash refused the call: the working directory \"/etc\" is outside the workspace")
       // The temporary workspace is gone afterwards.
-      const root = /workspace: (\S+) \(removed at the end\)/.exec(out)?.[1]
+      const root = workspaceOf(out)
       assert.isDefined(root)
       assert.isFalse(NodeFs.existsSync(root!))
     },
-    180_000
+    CliProcess.timeout
   )
+
+  it(
+    "a reader that closes stdout early (| head -2) ends the session quietly; the workspace is still removed",
+    async () => {
+      const child = CliProcess.spawn(["code"])
+      const end = exited(child)
+      const lines: Array<string> = []
+      const reader = Readline.createInterface({ input: child.stdout })
+      for await (const line of reader) {
+        lines.push(line)
+        if (lines.length === 2) break
+      }
+      // What `head -2` does once it has its lines: the pipe's reading end goes away.
+      child.stdout.destroy()
+      const { code, stderr } = await end
+      assert.strictEqual(stderr, "")
+      assert.strictEqual(code, 0)
+      const root = workspaceOf(lines.join("\n"))
+      assert.isDefined(root, lines.join("\n"))
+      assert.isFalse(NodeFs.existsSync(root!))
+    },
+    CliProcess.timeout
+  )
+
+  it("SIGINT (Ctrl-C) ends the session with exit code 130, after removing the workspace", async () => {
+    const child = CliProcess.spawn(["code"])
+    const end = exited(child)
+    let output = ""
+    const root = await new Promise<string>((resolve) =>
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        output += chunk
+        const found = workspaceOf(output)
+        if (found !== undefined) resolve(found)
+      })
+    )
+    CliProcess.interrupt(child)
+    const { code, stderr } = await end
+    assert.strictEqual(code, 130, stderr)
+    assert.strictEqual(stderr, "")
+    assert.isFalse(NodeFs.existsSync(root))
+  }, CliProcess.timeout)
 })

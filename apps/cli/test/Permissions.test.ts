@@ -110,4 +110,25 @@ describe("tool-runtime permissions", () => {
       }).pipe(Effect.scoped),
     timeout
   )
+
+  it.live.skipIf(!CliProcess.hasTmux)(
+    "Ctrl-C at the prompt ends the program with exit code 130, the terminal restored",
+    () =>
+      Effect.gen(function*() {
+        const term = yield* CliProcess.terminal(
+          "interrupt",
+          `${CliProcess.shellCommand(["permissions"])}; echo EXIT=$?; sleep 600`
+        )
+        yield* term.waitFor("Allow reply_to_customer?")
+        yield* term.keys("C-c")
+        const done = yield* term.waitFor("EXIT=")
+        assert.match(done, /^EXIT=130$/m)
+        // The turn stopped there: nothing after the prompt ran.
+        assert.notInclude(done, "Results, in the order of the calls")
+        assert.notInclude(done, "Allow close_ticket?")
+        // The prompt hid the cursor; its finalizer shows it again.
+        assert.strictEqual(yield* term.format("#{cursor_flag}"), "1")
+      }).pipe(Effect.scoped),
+    timeout
+  )
 })
