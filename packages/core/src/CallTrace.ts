@@ -3,6 +3,13 @@
  * stage, with the tool name, call id, status, duration, truncation and
  * redaction count as attributes. Raw arguments and outputs never go in.
  *
+ * A span also carries its exit, and an exporting tracer serializes it (the
+ * OpenTelemetry one sets the status message and records an exception event
+ * from `Cause.pretty`). The errors of the stages quote the model and the tool
+ * (an unknown name, an argument that failed its schema, a handler's failure
+ * message), so a span never ends with the error itself: it ends with a
+ * {@link SpanError} that carries the error's tag, code and redacted message.
+ *
  * Spans are made through the current `Tracer` directly, with times taken at
  * the stage boundaries, instead of wrapping each stage in `Effect.withSpan`:
  * the pipeline's stages are mostly synchronous, and seven `withSpan` wrappers
@@ -10,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
@@ -37,6 +45,55 @@ export const isExporting = (tracer: Tracer.Tracer): boolean => tracer !== native
 const nativeTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
 /**
+ * What a span ends with in place of a stage's error: the error's tag as its
+ * name, its `code` when it has one, and its message redacted. A plain
+ * `Error` with no `cause` and no other fields, so that nothing an exporter
+ * copies from it holds more than that.
+ *
+ * @since 0.2.0
+ * @category tracing
+ */
+export class SpanError extends Error {
+  readonly code: string | undefined
+  constructor(name: string, message: string, code: string | undefined) {
+    super(message)
+    this.name = name
+    this.code = code
+  }
+}
+
+const describeError = (u: unknown): { readonly name: string; readonly message: string; readonly code: unknown } => {
+  if (typeof u === "string") return { name: "Error", message: u, code: undefined }
+  if (u instanceof Error) {
+    return {
+      name: "_tag" in u && typeof u._tag === "string" ? u._tag : u.name,
+      message: u.message,
+      code: "code" in u ? u.code : undefined
+    }
+  }
+  return { name: "Error", message: Cause.pretty(Cause.die(u)), code: undefined }
+}
+
+/**
+ * The exit a span may end with: a success or an interruption as it is; any
+ * failure or defect as one {@link SpanError} (the first of the cause), its
+ * message passed through `redact`.
+ *
+ * @since 0.2.0
+ * @category tracing
+ */
+export const redactExit = (
+  exit: Exit.Exit<unknown, unknown>,
+  redact: (text: string) => string
+): Exit.Exit<unknown, unknown> => {
+  if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return exit
+  const { code, message, name } = describeError(Cause.squash(exit.cause))
+  return Exit.fail(
+    new SpanError(redact(name), redact(message), typeof code === "string" ? redact(code) : undefined)
+  )
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -45,7 +102,10 @@ export class CallTrace {
   private last: bigint
   private readonly parent: Option.Option<Tracer.AnySpan>
 
-  /** `callId` and `toolName` must already be redacted: the model can put anything in them. */
+  /**
+   * `callId` and `toolName` must already be redacted: the model can put
+   * anything in them. `redact` is applied to every exit a stage span ends with.
+   */
   constructor(
     private readonly tracer: Tracer.Tracer,
     private readonly clock: Clock.Clock,
@@ -53,7 +113,8 @@ export class CallTrace {
     callId: string,
     toolName: string,
     /** Stage spans that nothing nests in are only worth making when a tracer exports them. */
-    private readonly stageSpans: boolean
+    private readonly stageSpans: boolean,
+    private readonly redact: (text: string) => string
   ) {
     this.last = clock.unsafeCurrentTimeNanos()
     this.span = tracer.span("tool_runtime.call", parent, Context.empty(), [], this.last, "internal")
@@ -67,7 +128,7 @@ export class CallTrace {
     if (!this.stageSpans) return
     const now = this.clock.unsafeCurrentTimeNanos()
     const span = this.tracer.span(`tool_runtime.${stage}`, this.parent, Context.empty(), [], this.last, "internal")
-    span.end(now, exit)
+    span.end(now, redactExit(exit, this.redact))
     this.last = now
   }
 
@@ -84,7 +145,7 @@ export class CallTrace {
 
   close(span: Tracer.Span, exit: Exit.Exit<unknown, unknown>): void {
     const now = this.clock.unsafeCurrentTimeNanos()
-    span.end(now, exit)
+    span.end(now, redactExit(exit, this.redact))
     this.last = now
   }
 

@@ -194,6 +194,54 @@ interface Turn {
 }
 
 /**
+ * A JSON value with every string and key redacted, and how many secrets
+ * were removed; `undefined` when the value cannot be read (a getter threw).
+ */
+const redactJson = (
+  value: unknown,
+  redactor: Redactor.Service
+): { readonly value: unknown; readonly count: number } | undefined => {
+  let count = 0
+  const text = (s: string) => {
+    const redaction = redactor.redact(s)
+    count += redaction.count
+    return redaction.text
+  }
+  const walk = (u: unknown, depth: number): unknown => {
+    if (typeof u === "string") return text(u)
+    if (typeof u !== "object" || u === null) return u
+    if (depth > 100) {
+      // Too deep to walk: counted as a secret, so that nothing of it is quoted.
+      count++
+      return null
+    }
+    if (Array.isArray(u)) return u.map((item) => walk(item, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(u)) {
+      // Defined, not assigned: a key named `__proto__` stays a key.
+      Object.defineProperty(out, text(key), {
+        value: walk(item, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
+    }
+    return out
+  }
+  const walked = Either.try(() => walk(value, 0))
+  return Either.isLeft(walked) ? undefined : { value: walked.right, count }
+}
+
+/**
+ * The call with its name replaced, for a name that is not registered and
+ * held a secret; the call as it is when its input cannot be read.
+ */
+const renamed = (call: unknown, id: string, name: string): unknown => {
+  const input = Either.try(() => (call as { readonly input?: unknown }).input)
+  return Either.isLeft(input) ? call : { id, name, input: input.right }
+}
+
+/**
  * @since 0.1.0
  * @category constructors
  */
@@ -221,6 +269,33 @@ export const make = (options?: Options): Effect.Effect<
     }
 
     const redactText = (text: string) => redactor.redact(text).text
+    /**
+     * The name a result, a message or a span may show: a registered name as
+     * it is (names are checked at registration), any other redacted, since
+     * the model can put anything in it.
+     */
+    const shownName = (name: string) => registry.get(name) === undefined ? redactText(name) : name
+    /**
+     * Schema issues quote the arguments, cut short (a key, the start of a
+     * value), and a secret cut short is one redaction no longer recognizes.
+     * So the error for arguments that hold a secret is made again from the
+     * arguments with every string and key redacted.
+     */
+    const redactIssues = (
+      entry: Registry.Entry,
+      input: unknown,
+      error: ToolError.InvalidArguments
+    ): ToolError.InvalidArguments => {
+      const redacted = redactJson(input, redactor)
+      if (redacted !== undefined && redacted.count === 0) return error
+      const decoded = redacted === undefined ? undefined : entry.tool.decode(redacted.value)
+      return new ToolError.InvalidArguments({
+        toolName: error.toolName,
+        issues: decoded !== undefined && Either.isLeft(decoded)
+          ? Pipeline.formatIssues(decoded.left)
+          : [{ path: "", message: "do not match the parameter schema (they hold a secret, which is not quoted here)" }]
+      })
+    }
     const locks = new ResourceLocks.ResourceLocks()
 
     const isReadOnly = (call: unknown) => {
@@ -242,7 +317,7 @@ export const make = (options?: Options): Effect.Effect<
           shapeEnv,
           registry.get(Pipeline.toolNameOf(turn.calls[index]))?.tool,
           Pipeline.callIdOf(turn.calls[index]),
-          Pipeline.toolNameOf(turn.calls[index]),
+          shownName(Pipeline.toolNameOf(turn.calls[index])),
           { _tag: "Failure", error },
           turn.clock.unsafeCurrentTimeMillis() - startedAt
         ),
@@ -262,7 +337,7 @@ export const make = (options?: Options): Effect.Effect<
           if (turn.results[index] !== undefined) return Effect.void
           const toolName = Pipeline.toolNameOf(turn.calls[index])
           const error = new ToolError.ToolDefect({
-            toolName,
+            toolName: shownName(toolName),
             detail: `the call could not be completed: ${ForeignText.clean(ForeignText.describe(defect))}`,
             // It may have failed after a write ran.
             outcomeUnknown: registry.get(toolName)?.tool.readOnly === false
@@ -277,6 +352,7 @@ export const make = (options?: Options): Effect.Effect<
         const clock = turn.clock
         const callId = Pipeline.callIdOf(call)
         const toolName = Pipeline.toolNameOf(call)
+        const shown = shownName(toolName)
         const trace = turn.tracer === undefined
           ? undefined
           : new CallTrace.CallTrace(
@@ -284,18 +360,20 @@ export const make = (options?: Options): Effect.Effect<
             clock,
             turn.parentSpan,
             redactText(callId),
-            // Registered names were checked at registration; others come from the model.
-            registry.get(toolName) === undefined ? redactText(toolName) : toolName,
-            turn.stageSpans
+            shown,
+            turn.stageSpans,
+            redactText
           )
-        let current: CallTrace.Stage = "parse"
+        // The stage running since the last boundary; `undefined` while one
+        // that has a span of its own (authorize) is open.
+        let current: CallTrace.Stage | undefined = "parse"
         const next = (stage: CallTrace.Stage) => {
-          trace?.stage(current)
+          if (current !== undefined) trace?.stage(current)
           current = stage
         }
         const complete = (tool: Tool.Any | undefined, outcome: Pipeline.Outcome) =>
           Effect.flatMap(
-            Pipeline.shape(shapeEnv, tool, callId, toolName, outcome, clock.unsafeCurrentTimeMillis() - startedAt),
+            Pipeline.shape(shapeEnv, tool, callId, shown, outcome, clock.unsafeCurrentTimeMillis() - startedAt),
             (result) => {
               if (trace !== undefined) {
                 trace.stage("shape")
@@ -336,7 +414,7 @@ export const make = (options?: Options): Effect.Effect<
           return resources.length === 0 ? run(entry, input, note) : locks.with(resources, run(entry, input, note))
         }
         const settle = (error: ToolError.ToolError) => {
-          trace?.stage(current, Exit.fail(error))
+          if (current !== undefined) trace?.stage(current, Exit.fail(error))
           return complete(undefined, { _tag: "Failure", error })
         }
         const guard = (effect: Effect.Effect<void>) =>
@@ -344,8 +422,19 @@ export const make = (options?: Options): Effect.Effect<
             Effect.sync(() => {
               if (turn.results[index] === undefined) trace.interrupted()
             }))
+        // The policy's own spans nest under the authorize stage's span.
+        const authorizing = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+          const span = trace?.open("authorize")
+          if (span === undefined) return effect
+          current = undefined
+          return effect.pipe(
+            Effect.provideService(Tracer.ParentSpan, span),
+            Effect.onExit((exit) => Effect.sync(() => trace!.close(span, exit)))
+          )
+        }
         // Parse and lookup are pure: they run here, outside the effect machinery.
-        const parsed = Pipeline.parse(call, maxInputChars)
+        // A name that held a secret is redacted before any message quotes it.
+        const parsed = Pipeline.parse(shown === toolName ? call : renamed(call, callId, shown), maxInputChars)
         if (Either.isLeft(parsed)) return settle(parsed.left)
         next("lookup")
         const entry = registry.get(parsed.right.toolName)
@@ -356,13 +445,16 @@ export const make = (options?: Options): Effect.Effect<
           })
         }
         next("validate")
+        // The arguments being validated, for an error that must quote them redacted.
+        let validating: unknown = parsed.right.input
         const stages = Effect.flatMap(Pipeline.validate(entry, parsed.right.input), (input) => {
           next("authorize")
           const request = { callId, tool: entry.tool, input, subject: entry.tool.subject(input) }
-          return Effect.flatMap(Pipeline.authorize(policy, request), (verdict) => {
+          return Effect.flatMap(authorizing(Pipeline.authorize(policy, request)), (verdict) => {
             if (verdict._tag === "Allow") return locked(entry, input, undefined)
             // A rewritten input is validated again before it runs.
             next("validate")
+            validating = verdict.input
             return Effect.flatMap(
               Pipeline.validate(entry, verdict.input),
               (rewritten) => locked(entry, rewritten, `Note: your input was changed before running: ${verdict.note}`)
@@ -370,8 +462,9 @@ export const make = (options?: Options): Effect.Effect<
           })
         })
         return guard(Effect.flatMap(
-          Effect.catchAll(stages, (error) => {
-            trace?.stage(current, Exit.fail(error))
+          Effect.catchAll(stages, (raw) => {
+            const error = raw._tag === "InvalidArguments" ? redactIssues(entry, validating, raw) : raw
+            if (current !== undefined) trace?.stage(current, Exit.fail(error))
             if (error._tag === "PermissionDenied" && error.stopTurn === true && turn.stoppedBy === undefined) {
               turn.stoppedBy = index
             }
@@ -467,21 +560,21 @@ export const make = (options?: Options): Effect.Effect<
           const pending: Array<Effect.Effect<void>> = []
           for (let i = 0; i < calls.length; i++) {
             if (turn.results[i] !== undefined) continue
-            const toolName = Pipeline.toolNameOf(calls[i])
+            const toolName = shownName(Pipeline.toolNameOf(calls[i]))
             const duplicate = duplicates.get(i)
             const error = duplicate !== undefined
-              ? new ToolError.DuplicateCallId({ toolName, callId: duplicate })
+              ? new ToolError.DuplicateCallId({ toolName, callId: redactText(duplicate) })
               : new ToolError.NotExecuted({
                 toolName,
                 reason: turn.interruptReason !== undefined
                   ? `the turn was interrupted before it started (${turn.interruptReason})`
                   : turn.stoppedBy !== undefined
                   ? `the user stopped the turn when denying an earlier call (${
-                    ToolError.printableName(Pipeline.callIdOf(calls[turn.stoppedBy]))
+                    ToolError.printableName(redactText(Pipeline.callIdOf(calls[turn.stoppedBy])))
                   })`
                   : turn.failedAt !== undefined
                   ? `an earlier call (${
-                    ToolError.printableName(Pipeline.callIdOf(calls[turn.failedAt]))
+                    ToolError.printableName(redactText(Pipeline.callIdOf(calls[turn.failedAt])))
                   }) failed and this turn stops at the first failure`
                   : "the turn ended before it started"
               })
@@ -494,7 +587,9 @@ export const make = (options?: Options): Effect.Effect<
         return body.pipe(
           Effect.ensuring(watchdog.close()),
           Effect.zipRight(fill),
-          Effect.onExit((exit) => Effect.sync(() => turnTrace?.end(clock.unsafeCurrentTimeNanos(), exit))),
+          Effect.onExit((exit) =>
+            Effect.sync(() => turnTrace?.end(clock.unsafeCurrentTimeNanos(), CallTrace.redactExit(exit, redactText)))
+          ),
           Effect.map(() => turn.results as ReadonlyArray<ToolResult.ToolResult>)
         )
       })
