@@ -36,7 +36,7 @@ describe("tool-runtime --help", () => {
     const page = root.stdout
     assert.notInclude(page, ansi)
     for (const line of page.split("\n")) assert.isAtMost(line.length, 80, line)
-    for (const name of ["demo", "code", "permissions", "agent"]) {
+    for (const name of ["demo", "run", "code", "permissions", "agent"]) {
       assert.match(page, new RegExp(`^  ${name}\\b`, "m"))
     }
     // A description starts under its command, not past the longest usage line.
