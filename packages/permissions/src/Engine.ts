@@ -28,15 +28,19 @@
  * with certainty.
  *
  * Every decision is reported to `onDecision` and recorded on a span, with
- * the arguments redacted.
+ * the arguments redacted. The span ends with its exit redacted too (see
+ * `CallTrace.redactExit`): an exporting tracer writes the exit into the
+ * span's status and events, and a hook's failure can quote anything.
  *
  * @since 0.1.0
  */
+import * as CallTrace from "@tool-runtime/core/CallTrace"
 import * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as StableJson from "@tool-runtime/core/StableJson"
 import type * as Tool from "@tool-runtime/core/Tool"
 import * as ToolError from "@tool-runtime/core/ToolError"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -379,6 +383,27 @@ export const make = (
     const forTool = (rules: ReadonlyArray<Compiled>, name: string) =>
       rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases))
 
+    // Made by hand rather than with `Effect.withSpan`, which would end the
+    // span with the raw exit.
+    const traced = <A, E, R>(request: Policy.Request, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.flatMap(
+        Effect.makeSpan("permissions.authorize", {
+          attributes: { "tool.name": request.tool.name },
+          kind: "internal",
+          captureStackTrace: false
+        }),
+        (span) =>
+          effect.pipe(
+            Effect.withParentSpan(span),
+            Effect.onExit((exit) =>
+              Effect.flatMap(
+                Clock.currentTimeNanos,
+                (now) => Effect.sync(() => span.end(now, CallTrace.redactExit(exit, redact)))
+              )
+            )
+          )
+      )
+
     const authorize = (request: Policy.Request) =>
       Effect.gen(function*() {
         const mode = yield* Ref.get(modeRef)
@@ -432,7 +457,7 @@ export const make = (
               // A broken listener must not turn a decision into a crash of the turn.
               yield* Effect.catchAllCause(
                 config.onDecision(decision),
-                (cause) => Effect.logWarning("the permission audit listener failed", cause)
+                (cause) => Effect.logWarning(`the permission audit listener failed: ${redact(Cause.pretty(cause))}`)
               )
             }
           })
@@ -685,12 +710,7 @@ export const make = (
         // 7. Nothing decided: ask.
         trail.push(`mode ${mode}: ${step.reason}`)
         return yield* askPerson(`${step.reason} and no rule allows it`, true)
-      }).pipe(
-        Effect.withSpan("permissions.authorize", {
-          attributes: { "tool.name": request.tool.name },
-          kind: "internal"
-        })
-      )
+      }).pipe((decide) => traced(request, decide))
 
     return {
       authorize,
