@@ -10,6 +10,12 @@
  * leaves such ids out of the reply, so nothing the model did not send goes
  * back to it. This is why the encoder takes the decoded calls.
  *
+ * Since Gemini pairs by name, the name is a pairing key like the id: a
+ * `functionResponse` carries the name exactly as its call had it, taken from
+ * the decoded calls. A result's `toolName` may differ: the runtime redacts a
+ * name that is not registered (the model can put a secret in it). The name
+ * the model sent goes back only there, in the field that pairs.
+ *
  * Gemini has no switch to turn parallel calls off, so there is no
  * `turnOptions` here: a turn runs with the runtime's defaults.
  *
@@ -172,7 +178,12 @@ export const encodeCalls = (
  * @since 0.1.0
  * @category encoding
  */
-export const encodeResult = (result: ToolResult.ToolResult, positional: boolean): GeminiWire.Part => {
+export const encodeResult = (
+  result: ToolResult.ToolResult,
+  positional: boolean,
+  /** The name the call had, when known: the result's may be redacted. */
+  name: string = result.toolName
+): GeminiWire.Part => {
   const texts: Array<string> = []
   const parts: Array<GeminiWire.FunctionResponsePart> = []
   for (const block of result.content) {
@@ -187,7 +198,7 @@ export const encodeResult = (result: ToolResult.ToolResult, positional: boolean)
   return {
     functionResponse: {
       ...(positional ? {} : { id: result.callId }),
-      name: result.toolName,
+      name,
       response: result.isError ? { error: text } : { output: text },
       ...(parts.length === 0 ? {} : { parts })
     }
@@ -196,17 +207,25 @@ export const encodeResult = (result: ToolResult.ToolResult, positional: boolean)
 
 /**
  * The user turn answering a model turn's calls: one `functionResponse` per
- * result, in order.
+ * result, in order. Each takes its name from the decoded call at its
+ * position when that call has the result's id (the runtime answers in call
+ * order), else the result's own.
  *
  * @since 0.1.0
  * @category encoding
  */
 export const encodeResults = (
   results: ReadonlyArray<ToolResult.ToolResult>,
-  decoded: Pick<Decoded, "positional">
+  decoded: Pick<Decoded, "positional"> & { readonly calls?: Decoded["calls"] | undefined }
 ): GeminiWire.Content & { readonly role: "user" } => ({
   role: "user",
-  parts: results.map((result) => encodeResult(result, decoded.positional.has(result.callId)))
+  parts: results.map((result, i) => {
+    const call = decoded.calls?.[i]
+    const name = call !== undefined && call.id === result.callId && typeof call.name === "string"
+      ? call.name
+      : result.toolName
+    return encodeResult(result, decoded.positional.has(result.callId), name)
+  })
 })
 
 /**

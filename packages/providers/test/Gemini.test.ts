@@ -83,6 +83,28 @@ layer(World.runtimeLayer)("Gemini", (it) => {
       })
   )
 
+  it.effect("a secret-shaped unknown name is redacted in the result, and the response still pairs by it", () =>
+    Effect.gen(function*() {
+      const secret = "ghp_" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8"
+      const decoded = Gemini.decodeCalls([
+        { functionCall: { name: secret, args: {} } },
+        { functionCall: { id: "x1", name: "get_time", args: {} } },
+        { functionCall: { name: secret, args: {} } }
+      ])
+      const results = yield* World.run(decoded.calls)
+      assert.strictEqual(results[0]!.toolName, "[REDACTED:github-token]")
+      assert.strictEqual(results[0]!.error?.code, "unknown_tool")
+      const reply = Gemini.encodeResults(results, decoded)
+      // Gemini pairs by name (and position): each response names its call
+      // exactly as the model did, the only place that name goes back.
+      assert.deepStrictEqual(reply.parts.map((p) => p.functionResponse!.name), [secret, "get_time", secret])
+      assert.deepStrictEqual(reply.parts.map((p) => p.functionResponse!.id), [undefined, "x1", undefined])
+      assert.notInclude(JSON.stringify(reply.parts.map((p) => p.functionResponse!.response)), secret.slice(4, 12))
+      // Without the decoded calls, the result's own (redacted) name is all there is.
+      const bare = Gemini.encodeResults(results, { positional: decoded.positional })
+      assert.strictEqual(bare.parts[0]!.functionResponse!.name, "[REDACTED:github-token]")
+    }))
+
   it.prop(
     "decode(encode(calls)) round-trips, ids included",
     [World.turn({ objectsOnly: true, anomalies: false })],
