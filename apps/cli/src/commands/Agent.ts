@@ -21,6 +21,7 @@ import * as Options from "@effect/cli/Options"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as AgentLoop from "@tool-runtime/ai/AgentLoop"
 import * as AiToolkit from "@tool-runtime/ai/AiToolkit"
+import * as AnthropicToolResults from "@tool-runtime/ai/AnthropicToolResults"
 import * as ScriptedModel from "@tool-runtime/ai/ScriptedModel"
 import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
 import * as Policy from "@tool-runtime/core/Policy"
@@ -92,9 +93,15 @@ export const layerRuntime = (mcpConfig: Option.Option<string>) => {
   )
 }
 
-const layerAnthropic = (model: string, apiKey: Redacted.Redacted): Layer.Layer<LanguageModel.LanguageModel> =>
+const layerAnthropic = (
+  model: string,
+  apiKey: Redacted.Redacted,
+  apiUrl: Option.Option<string>
+): Layer.Layer<LanguageModel.LanguageModel> =>
   AnthropicLanguageModel.layer({ model }).pipe(
-    Layer.provide(AnthropicClient.layer({ apiKey })),
+    // @effect/ai-anthropic JSON-encodes every tool result; the model must read the runtime's text once.
+    Layer.provide(AnthropicToolResults.layer),
+    Layer.provide(AnthropicClient.layer({ apiKey, apiUrl: Option.getOrUndefined(apiUrl) })),
     Layer.provide(FetchHttpClient.layer)
   )
 
@@ -162,6 +169,8 @@ export const agent = (flags: Flags) =>
   Effect.gen(function*() {
     const style = yield* Terminal.detect
     const apiKey = flags.scripted ? Option.none() : yield* Config.option(Config.redacted("ANTHROPIC_API_KEY"))
+    // The variable Anthropic's own SDK reads: a proxy, a gateway, or a local stand-in in tests.
+    const apiUrl = yield* Config.option(Config.string("ANTHROPIC_BASE_URL"))
     const runtime = yield* ToolRuntime.ToolRuntime
     const scripted = Option.isNone(apiKey)
     yield* Console.log(style.bold("tool-runtime agent: the support-desk ticket, worked through the agent loop") + "\n")
@@ -184,7 +193,7 @@ export const agent = (flags: Flags) =>
     })
     const result = yield* Option.match(apiKey, {
       onNone: () => Effect.provide(loop, ScriptedModel.layer(SupportAgent.script)),
-      onSome: (key) => Effect.provide(loop, layerAnthropic(flags.model, key))
+      onSome: (key) => Effect.provide(loop, layerAnthropic(flags.model, key, apiUrl))
     })
     const calls = result.steps.reduce((n, step) => n + step.calls.length, 0)
     const errors = result.steps.reduce((n, step) => n + step.results.filter((r) => r.isError).length, 0)
