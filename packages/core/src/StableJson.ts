@@ -28,6 +28,106 @@ export interface Encoded {
 
 const unreadable = "[unreadable]"
 
+/** What one serialization carries through the walk. */
+interface Walk {
+  readonly seen: Set<object>
+  readonly maxDepth: number
+  tooDeep: boolean
+}
+
+const get = (u: object, key: string | number): unknown => {
+  try {
+    return (u as Record<string | number, unknown>)[key]
+  } catch {
+    return unreadable
+  }
+}
+
+const visitRecord = (walk: Walk, record: object, keys: ReadonlyArray<string>, depth: number): unknown => {
+  // Defined, not assigned: an own "__proto__" key must stay a key.
+  const out: Record<string, unknown> = {}
+  for (const key of keys.slice().sort()) {
+    const item = visit(walk, get(record, key), depth)
+    if (item !== undefined) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true })
+  }
+  return out
+}
+
+const visitObject = (walk: Walk, u: object, depth: number): unknown => {
+  if (u instanceof Date) return Number.isNaN(u.getTime()) ? "Invalid Date" : u.toISOString()
+  if (u instanceof Uint8Array) return `[${u.byteLength} bytes]`
+  if (u instanceof Map) {
+    const entries = Object.fromEntries(u)
+    return visitRecord(walk, entries, Object.keys(entries), depth)
+  }
+  if (u instanceof Set) return Array.from(u, (item) => visit(walk, item, depth) ?? null)
+  if (u instanceof Error) {
+    const record: Record<string, unknown> = {}
+    for (const key of [...Object.keys(u), "name", "message"]) {
+      Object.defineProperty(record, key, { value: get(u, key), enumerable: true, configurable: true })
+    }
+    return visitRecord(walk, record, Object.keys(record), depth)
+  }
+  if (Array.isArray(u)) {
+    const out: Array<unknown> = []
+    for (let i = 0; i < u.length; i++) out.push(visit(walk, get(u, i), depth) ?? null)
+    return out
+  }
+  const toJSON = (u as { toJSON?: unknown }).toJSON
+  if (typeof toJSON === "function") {
+    let source: unknown
+    try {
+      source = toJSON.call(u)
+    } catch {
+      return "[unserializable]"
+    }
+    // One level deeper: a `toJSON` that returns a fresh object forever still ends.
+    if (source !== u) return visit(walk, source, depth)
+  }
+  return visitRecord(walk, u, Object.keys(u), depth)
+}
+
+/** What JSON holds of a value that is not an object. */
+const scalar = (u: unknown): unknown => {
+  switch (typeof u) {
+    case "bigint":
+      return u.toString()
+    case "function":
+    case "symbol":
+    case "undefined":
+      return undefined
+    case "number":
+      return Number.isFinite(u) ? u : String(u)
+    default:
+      return u
+  }
+}
+
+const visit = (walk: Walk, u: unknown, depth: number): unknown => {
+  switch (typeof u) {
+    case "object": {
+      if (u === null) return null
+      if (walk.seen.has(u)) return "[Circular]"
+      if (depth >= walk.maxDepth) {
+        walk.tooDeep = true
+        return `[nested deeper than ${walk.maxDepth} levels]`
+      }
+      walk.seen.add(u)
+      try {
+        return visitObject(walk, u, depth + 1)
+      } catch {
+        return unreadable
+      } finally {
+        walk.seen.delete(u)
+      }
+    }
+    default:
+      return scalar(u)
+  }
+}
+
+const shallow: Encoded = { text: "null", tooDeep: false }
+
 /**
  * Serializes anything, and says whether some of it was too deep to keep.
  * Every read of the value is guarded: a getter, a `toJSON`, an iterator or
@@ -39,89 +139,13 @@ const unreadable = "[unreadable]"
  * @category serialization
  */
 export const encode = (value: unknown, options?: { readonly maxDepth?: number | undefined }): Encoded => {
-  const maxDepth = options?.maxDepth ?? defaultMaxDepth
-  let tooDeep = false
-  const seen = new Set<object>()
-  const get = (u: object, key: string | number): unknown => {
-    try {
-      return (u as Record<string | number, unknown>)[key]
-    } catch {
-      return unreadable
-    }
+  // Scalars need no walk (the common result of a small tool).
+  if (typeof value !== "object" || value === null) {
+    const json = scalar(value)
+    return json === undefined || json === null ? shallow : { text: JSON.stringify(json), tooDeep: false }
   }
-  const visitRecord = (record: object, keys: ReadonlyArray<string>, depth: number): unknown => {
-    // Defined, not assigned: an own "__proto__" key must stay a key.
-    const out: Record<string, unknown> = {}
-    for (const key of keys.slice().sort()) {
-      const item = visit(get(record, key), depth)
-      if (item !== undefined) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true })
-    }
-    return out
-  }
-  const visitObject = (u: object, depth: number): unknown => {
-    if (u instanceof Date) return Number.isNaN(u.getTime()) ? "Invalid Date" : u.toISOString()
-    if (u instanceof Uint8Array) return `[${u.byteLength} bytes]`
-    if (u instanceof Map) {
-      const entries = Object.fromEntries(u)
-      return visitRecord(entries, Object.keys(entries), depth)
-    }
-    if (u instanceof Set) return Array.from(u, (item) => visit(item, depth) ?? null)
-    if (u instanceof Error) {
-      const record: Record<string, unknown> = {}
-      for (const key of [...Object.keys(u), "name", "message"]) {
-        Object.defineProperty(record, key, { value: get(u, key), enumerable: true, configurable: true })
-      }
-      return visitRecord(record, Object.keys(record), depth)
-    }
-    if (Array.isArray(u)) {
-      const out: Array<unknown> = []
-      for (let i = 0; i < u.length; i++) out.push(visit(get(u, i), depth) ?? null)
-      return out
-    }
-    const toJSON = (u as { toJSON?: unknown }).toJSON
-    if (typeof toJSON === "function") {
-      let source: unknown
-      try {
-        source = toJSON.call(u)
-      } catch {
-        return "[unserializable]"
-      }
-      // One level deeper: a `toJSON` that returns a fresh object forever still ends.
-      if (source !== u) return visit(source, depth)
-    }
-    return visitRecord(u, Object.keys(u), depth)
-  }
-  const visit = (u: unknown, depth: number): unknown => {
-    switch (typeof u) {
-      case "bigint":
-        return u.toString()
-      case "function":
-      case "symbol":
-      case "undefined":
-        return undefined
-      case "number":
-        return Number.isFinite(u) ? u : String(u)
-      case "object": {
-        if (u === null) return null
-        if (seen.has(u)) return "[Circular]"
-        if (depth >= maxDepth) {
-          tooDeep = true
-          return `[nested deeper than ${maxDepth} levels]`
-        }
-        seen.add(u)
-        try {
-          return visitObject(u, depth + 1)
-        } catch {
-          return unreadable
-        } finally {
-          seen.delete(u)
-        }
-      }
-      default:
-        return u
-    }
-  }
-  const tree = visit(value, 0)
+  const walk: Walk = { seen: new Set(), maxDepth: options?.maxDepth ?? defaultMaxDepth, tooDeep: false }
+  const tree = visit(walk, value, 0)
   let text: string
   try {
     text = JSON.stringify(tree) ?? "null"
@@ -129,7 +153,7 @@ export const encode = (value: unknown, options?: { readonly maxDepth?: number | 
     // Only a result longer than the engine's longest string gets here.
     text = "\"[too large to serialize]\""
   }
-  return { text, tooDeep }
+  return { text, tooDeep: walk.tooDeep }
 }
 
 /**
