@@ -643,7 +643,14 @@ export const execute = (
           : (message) =>
             Effect.zipRight(
               touch,
-              onProgress(callId, tool.name, message === undefined ? undefined : env.redactor.redact(message).text)
+              // A progress line goes to a UI, often a terminal: redacted, then cleaned and bounded.
+              onProgress(
+                callId,
+                tool.name,
+                typeof message === "string"
+                  ? ForeignText.printable(env.redactor.redact(message).text, ForeignText.defaultMax)
+                  : undefined
+              )
             ),
         output: () => touch
       }

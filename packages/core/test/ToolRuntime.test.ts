@@ -867,3 +867,31 @@ describe("ToolRuntime on hostile calls and values", () => {
       }
     }))
 })
+
+describe("ToolRuntime progress events", () => {
+  it.effect("a handler's progress message reaches the UI redacted, cleaned and bounded", () =>
+    Effect.gen(function*() {
+      const token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+      const reporting = Tool.make("reporting", {
+        description: "reports progress",
+        parameters: {},
+        readOnly: true,
+        handler: (_, context) =>
+          Effect.as(context.progress(`\u001b[2J\u009b31m ${token} ${"x".repeat(10_000)}`), "done")
+      })
+      const runtime = yield* runtimeWith([reporting])
+      const messages: Array<string | undefined> = []
+      yield* runtime.runTurn([call("1", "reporting", {})], {
+        onEvent: (event) =>
+          Effect.sync(() => {
+            if (event._tag === "Progress") messages.push(event.message)
+          })
+      })
+      assert.strictEqual(messages.length, 1)
+      const message = messages[0]!
+      assert.isTrue(ForeignText.isClean(message), JSON.stringify(message.slice(0, 40)))
+      assert.isAtMost(message.length, ForeignText.defaultMax)
+      assert.notInclude(message, token)
+      assert.include(message, "[REDACTED:github-token]")
+    }))
+})
