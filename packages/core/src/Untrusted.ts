@@ -20,11 +20,16 @@
 export type Mode = "wrap" | "datamark"
 
 // Zero-width and invisible formatting characters, bidirectional controls,
-// and the Unicode tag block (U+E0000–U+E007F), which can spell hidden ASCII.
-const invisible = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]|\uDB40[\uDC00-\uDC7F]/g
+// the Unicode tag block (U+E0000–U+E007F), which can spell hidden ASCII, and
+// the C0 and C1 controls and DEL, which a terminal acts on (ESC and CSI
+// sequences recolour or rewrite the screen). Tab, line feed and carriage
+// return stay: they are the text's own layout.
+const invisible =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]|\uDB40[\uDC00-\uDC7F]/g
 
 /**
- * Removes invisible and direction-changing characters.
+ * Removes invisible, direction-changing and terminal control characters.
  *
  * @since 0.1.0
  * @category sanitizing
