@@ -21,6 +21,7 @@ import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
@@ -87,7 +88,11 @@ export const redactExit = (
   redact: (text: string) => string
 ): Exit.Exit<unknown, unknown> => {
   if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return exit
-  const { code, message, name } = describeError(Cause.squash(exit.cause))
+  // A defect can be any value, one whose every read throws included.
+  const described = Either.try(() => describeError(Cause.squash(exit.cause)))
+  const { code, message, name } = Either.isRight(described)
+    ? described.right
+    : { name: "Error", message: "the error could not be read", code: undefined }
   return Exit.fail(
     new SpanError(redact(name), redact(message), typeof code === "string" ? redact(code) : undefined)
   )
