@@ -3,9 +3,10 @@
  * secret, except the `callId` fields that pair a result (or a progress event)
  * with its call. Checked over generated turns where a secret goes in a call
  * id, an unknown tool name, arguments that fail validation (a value, a key),
- * arguments that succeed, a handler's failure message, a handler's defect, a
- * progress message, an output long enough to be stored as an artifact, a
- * business rule's reason and a policy's denial, each behind a random amount
+ * arguments that succeed, a handler's failure (a string, an object), its
+ * defect (an `Error`, an object), a progress message, an output long enough
+ * to be stored as an artifact, a business rule's reason and a policy's
+ * denial, each behind a random amount
  * of padding so that every cut the runtime makes (names, quoted values,
  * previews) falls somewhere else. Where they are looked for: every result
  * field but `callId`, the stored artifacts, the events, every span an
@@ -59,6 +60,16 @@ const crash = Tool.make("crash", {
   parameters: { text },
   handler: ({ text }) => Effect.die(new TypeError(`cannot read ${text}`))
 })
+const failObject = Tool.make("fail_object", {
+  description: "Fails with an object.",
+  parameters: { text },
+  handler: ({ text }) => Effect.fail({ message: `upstream said ${text}`, retryable: true })
+})
+const crashObject = Tool.make("crash_object", {
+  description: "Dies with an object.",
+  parameters: { text },
+  handler: ({ text }) => Effect.die({ reason: text, nested: [{ text }] })
+})
 const dump = Tool.make("dump", {
   description: "Dumps a long log.",
   parameters: { text },
@@ -84,7 +95,7 @@ const progress = Tool.make("progress", {
   readOnly: true,
   handler: ({ text }, context) => Effect.as(context.progress(`working on ${text}`), "done")
 })
-const tools = [echo, count, fail, crash, dump, guarded, ruled, progress]
+const tools = [echo, count, fail, crash, failObject, crashObject, dump, guarded, ruled, progress]
 
 /** A policy that denies `guarded`, quoting what it was asked (as an application's policy may). */
 const policy: Policy.Service = {
@@ -108,6 +119,8 @@ const Kind = Schema.Literal(
   "echo",
   "fail",
   "crash",
+  "fail-object",
+  "crash-object",
   "dump",
   "deny",
   "rule",
@@ -153,6 +166,10 @@ const callOf = (p: Plan, index: number) => {
         return { id, name: "fail", input: arg }
       case "crash":
         return { id, name: "crash", input: arg }
+      case "fail-object":
+        return { id, name: "fail_object", input: arg }
+      case "crash-object":
+        return { id, name: "crash_object", input: arg }
       case "dump":
         return { id, name: "dump", input: arg }
       case "deny":
@@ -176,6 +193,8 @@ const expectedCode: Record<Kind, string | undefined> = {
   echo: undefined,
   fail: "tool_failed",
   crash: "tool_defect",
+  "fail-object": "tool_failed",
+  "crash-object": "tool_defect",
   dump: undefined,
   deny: "permission_denied",
   rule: "rule_violation",
