@@ -404,8 +404,10 @@ const expected = (ast: AST.AST): string => {
 export const formatIssues = (error: ParseResult.ParseError): ReadonlyArray<ToolError.Issue> => {
   const out: Array<ToolError.Issue> = []
   const seen = new Set<string>()
-  const push = (path: ReadonlyArray<PropertyKey>, message: string) => {
+  const push = (path: ReadonlyArray<PropertyKey>, raw: string) => {
     const at = formatPath(path)
+    // A schema's own message may quote the value it rejected.
+    const message = ForeignText.printable(raw, 300)
     const key = `${at}\u0000${message}`
     if (seen.has(key) || out.length >= 20) return
     seen.add(key)

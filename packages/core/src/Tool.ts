@@ -175,6 +175,13 @@ export interface Options<Input, Output, Failure, R, R2> {
   readonly inputSchema?: JSONSchema.JsonSchema7 | undefined
   /** Business rules the schema cannot express; runs after decoding, before authorization. */
   readonly validate?: ((input: Input) => Effect.Effect<void, ToolError.RuleViolation, R2>) | undefined
+  /**
+   * Runs the call. A string is shown as it is, other values as
+   * deterministic JSON; nothing (`Effect.void`) is a success the model reads
+   * as "(no output)". A symbol, a function, a value nested deeper than 256
+   * levels or one that throws when read is a `tool_defect`: it cannot be
+   * shown to the model.
+   */
   readonly handler: (input: Input, context: Context) => Effect.Effect<Output, Failure, R>
 }
 

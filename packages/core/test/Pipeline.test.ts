@@ -875,3 +875,23 @@ describe("Pipeline.validate on nested unions", () => {
       assert.isBelow(error.message.length, 1_000)
     }))
 })
+
+describe("Pipeline.formatIssues on a schema message that quotes the value", () => {
+  it.effect("cleans and bounds the message", () =>
+    Effect.gen(function*() {
+      const quoting = Tool.make("quoting", {
+        description: "its filter quotes the value",
+        parameters: {
+          code: Schema.String.pipe(
+            Schema.filter((s) => s.startsWith("A-") || `bad code ${s}`)
+          )
+        },
+        handler: () => Effect.succeed("ok")
+      })
+      const entry = yield* entryOf([quoting], "quoting")
+      const error = yield* invalid(entry, { code: `\u009b31m\u202E${"z".repeat(10_000)}` })
+      assert.isTrue(error.message.split("\n").every(ForeignText.isClean), error.message.slice(0, 80))
+      assert.isBelow(error.message.length, 500)
+      assert.include(error.message, "code: bad code ?31m?zzz")
+    }))
+})
