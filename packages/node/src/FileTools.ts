@@ -141,6 +141,11 @@ export interface ReadFileOptions extends Options {
   readonly maxChars?: number | undefined
   /** Bytes read past the last line shown to count the file's lines. Default 32 MiB. */
   readonly maxCountBytes?: number | undefined
+  /**
+   * Bytes read to reach the lines asked for (an offset far into the file,
+   * a line without end) before giving up. Default 256 MiB.
+   */
+  readonly maxScanBytes?: number | undefined
 }
 
 /**
@@ -508,6 +513,7 @@ export const readFile = (options?: ReadFileOptions) => {
   const maxLineChars = options?.maxLineChars ?? 2_000
   const maxChars = options?.maxChars ?? 50_000
   const maxCountBytes = options?.maxCountBytes ?? 32 * 1024 * 1024
+  const maxScanBytes = options?.maxScanBytes ?? 256 * 1024 * 1024
   const paths = guard("read", "read")
   return Tool.make("read_file", {
     description: "Reads a text file in the workspace. Lines come numbered like `cat -n` (number, tab, text); " +
@@ -548,32 +554,71 @@ export const readFile = (options?: ReadFileOptions) => {
           // log take as long as reading all of it.
           let counted = 0
           let complete = true
+          // Every byte read is bounded: text ends at the first NUL byte (a
+          // hole in a sparse file reads as gigabytes of them, in a single
+          // line), and the lines asked for must be reached within
+          // `maxScanBytes`.
+          let scanned = 0
+          let binaryFrom: number | undefined
+          let scanLimited = false
           yield* forEachChunk(handle, shown, (bytes) => {
             if (first) {
               first = false
               kind = sniff(bytes)
               if (kind !== undefined) return false
             }
+            const nul = bytes.indexOf(0)
+            if (nul !== -1) {
+              scanner.push(bytes.subarray(0, nul))
+              binaryFrom = scanned + nul
+              return false
+            }
+            scanned += bytes.length
             scanner.push(bytes)
-            if (scanner.stoppedAt !== undefined && (counted += bytes.length) > maxCountBytes) {
+            if (scanner.stoppedAt !== undefined) {
+              if ((counted += bytes.length) <= maxCountBytes) return true
               complete = false
               return false
             }
-            return true
+            if (scanned < maxScanBytes) return true
+            scanLimited = true
+            complete = false
+            return false
           })
           if (kind !== undefined) {
             return `[${shown} is ${kind}, ${plural(stats.size, "byte")}; read_file shows text only.]`
           }
-          if (complete) scanner.finish()
-          if (scanner.lines === 0) return `[${shown} is empty.]`
+          // A line cut off by the scan bound is shown as far as it was read.
+          if (complete || scanLimited) scanner.finish()
+          if (scanner.lines === 0) {
+            return binaryFrom === undefined
+              ? `[${shown} is empty.]`
+              : `[${shown} is binary data, ${plural(stats.size, "byte")}; read_file shows text only.]`
+          }
           if (scanner.shown.length === 0) {
             return yield* fail(
-              `offset ${input.offset} is past the end of ${shown}, which has ${plural(scanner.lines, "line")}`
+              binaryFrom !== undefined
+                ? `offset ${input.offset} is past the text of ${shown}, which has ${
+                  plural(scanner.lines, "line")
+                }, then binary data from byte ${count(binaryFrom)} (the file is ${plural(stats.size, "byte")})`
+                : scanLimited
+                ? `offset ${input.offset} was not reached in the first ${plural(scanned, "byte")} of ${shown} (${
+                  plural(scanner.lines, "line")
+                }; the file is ${plural(stats.size, "byte")}): use grep to find the lines you need`
+                : `offset ${input.offset} is past the end of ${shown}, which has ${plural(scanner.lines, "line")}`
             )
           }
           const notes: Array<string> = []
           const last = input.offset + scanner.shown.length - 1
-          if (!complete) {
+          if (binaryFrom !== undefined) {
+            notes.push(
+              `[Showing lines ${input.offset}-${last} of ${count(scanner.lines)} lines of text${
+                last < scanner.lines ? `; continue with offset ${last + 1}` : ""
+              }. The rest of the file, binary data from byte ${count(binaryFrom)} (of ${
+                plural(stats.size, "byte")
+              }), is not shown: read_file shows text only.]`
+            )
+          } else if (!complete) {
             notes.push(
               `[Showing lines ${input.offset}-${last} of more than ${count(scanner.lines)} (the file is ${
                 plural(stats.size, "byte")

@@ -207,6 +207,61 @@ describe("read_file", () => {
       )
     }))
 
+  describe("a 10 GiB sparse file: 500 lines of text, then a hole of NUL bytes", () => {
+    const sparse = (dirs: Dirs) =>
+      Effect.gen(function*() {
+        const path = NodePath.join(dirs.ws, "sparse.log")
+        // Lines of 50 bytes: the text is more than the 8 KiB a file's kind is judged by.
+        const text = Array.from({ length: 500 }, (_, i) => `${i + 1}`.padEnd(49, ".")).join("\n") + "\n"
+        yield* put(path, text)
+        yield* Effect.promise(() => NFS.truncate(path, 10 * 1024 ** 3))
+        return text.length
+      })
+
+    /** Runs a read and measures it; the tool's own timeout (10 s) must not be what ends it. */
+    const timed = (dirs: Dirs, input: unknown) =>
+      Effect.gen(function*() {
+        const start = performance.now()
+        const result = yield* run(dirs, "read_file", input)
+        return { result, text: ToolResult.text(result), millis: performance.now() - start }
+      })
+
+    it.scopedLive("answers with the lines that exist, at once", () =>
+      Effect.gen(function*() {
+        const dirs = yield* sandbox
+        const textBytes = yield* sparse(dirs)
+        const { millis, result, text } = yield* timed(dirs, { path: "sparse.log" })
+        assert.isFalse(result.isError, text)
+        assert.include(text, `   500\t500${".".repeat(46)}\n`)
+        assert.include(text, `binary data from byte ${textBytes.toLocaleString("en-US")}`)
+        assert.isBelow(millis, 3_000, "the hole is not read")
+      }))
+
+    it.scopedLive("an offset past the text fails at once and says why", () =>
+      Effect.gen(function*() {
+        const dirs = yield* sandbox
+        yield* sparse(dirs)
+        const { millis, result, text } = yield* timed(dirs, { path: "sparse.log", offset: 600 })
+        assert.strictEqual(result.error?.code, "tool_failed")
+        assert.include(text, "offset 600 is past the text of sparse.log, which has 500 lines, then binary data")
+        assert.isBelow(millis, 3_000, "the hole is not read")
+      }))
+  })
+
+  it.scopedLive("stops looking for an offset after reading its byte bound", () =>
+    Effect.gen(function*() {
+      const dirs = yield* sandbox
+      // One line of 4 MiB, no newline: the offset can never be reached within 1 MiB.
+      yield* put(NodePath.join(dirs.ws, "one-line.txt"), "x".repeat(4 * 1024 * 1024))
+      const tools = [FileTools.readFile({ maxScanBytes: 1024 * 1024 })]
+      const past = yield* run(dirs, "read_file", { path: "one-line.txt", offset: 2 }, tools)
+      assert.strictEqual(past.error?.code, "tool_failed")
+      assert.include(ToolResult.text(past), "offset 2 was not reached in the first 1,048,576 bytes")
+      const first = ToolResult.text(yield* run(dirs, "read_file", { path: "one-line.txt" }, tools))
+      assert.isTrue(first.startsWith(`     1\t${"x".repeat(2_000)}… [line cut]`))
+      assert.include(first, "of more than 1 (the file is 4,194,304 bytes)")
+    }))
+
   it.scopedLive("cuts long lines and says so", () =>
     Effect.gen(function*() {
       const dirs = yield* sandbox
