@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import type * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -462,7 +463,12 @@ export const make = (options?: Options): Effect.Effect<
           })
         })
         return guard(Effect.flatMap(
-          Effect.catchAll(stages, (raw) => {
+          // catchAllCause rather than catchAll, which adds a step to every
+          // success: this runs once per call, and it pays for runOne's net.
+          Effect.catchAllCause(stages, (cause) => {
+            const failure = Cause.failureOrCause(cause)
+            if (Either.isRight(failure)) return Effect.failCause(failure.right)
+            const raw = failure.left
             const error = raw._tag === "InvalidArguments" ? redactIssues(entry, validating, raw) : raw
             if (current !== undefined) trace?.stage(current, Exit.fail(error))
             if (error._tag === "PermissionDenied" && error.stopTurn === true && turn.stoppedBy === undefined) {
