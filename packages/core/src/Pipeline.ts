@@ -688,6 +688,20 @@ export const execute = (
               : violation
           )
         }
+        // A tool that enforces its own time limit (a command stopped by its
+        // runner) reports a timeout, not a failure of its own.
+        if (failure._tag === "Some" && isInstance(failure.value, ToolError.Timeout)) {
+          const timedOut = failure.value as ToolError.Timeout
+          return Effect.fail(
+            new ToolError.Timeout({
+              toolName: tool.name,
+              timeoutMillis: timedOut.timeoutMillis,
+              outcomeUnknown: timedOut.outcomeUnknown || outcomeUnknown,
+              cleanupAbandoned: timedOut.cleanupAbandoned,
+              detail: timedOut.detail
+            })
+          )
+        }
         if (failure._tag === "Some") {
           const { detail, outcomeUnknown, retryable } = describeFailure(failure.value)
           return Effect.fail(

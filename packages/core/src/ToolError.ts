@@ -294,7 +294,9 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
   toolName: Schema.String,
   timeoutMillis: Schema.Number,
   outcomeUnknown: Schema.Boolean,
-  cleanupAbandoned: Schema.Boolean
+  cleanupAbandoned: Schema.Boolean,
+  /** From a tool that enforces its own limit (a command stopped by its runner): what it did until then. */
+  detail: Schema.optional(Schema.String)
 }) implements Describe {
   readonly code = "timeout" as const
   get retryable() {
@@ -308,7 +310,7 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
   override get message() {
     return `${this.toolName} timed out after ${formatMillis(this.timeoutMillis)} and was stopped${
       this.cleanupAbandoned ? " (its cleanup did not finish in time and was abandoned)" : ""
-    }.`
+    }.${this.detail === undefined ? "" : `\n${this.detail}`}`
   }
 }
 
