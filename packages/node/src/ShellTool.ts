@@ -23,8 +23,10 @@
  *   ({@link CommandFailed}, not retryable): the result is `isError: true`,
  *   so the model cannot read a failing build as a success, and when it is
  *   long the core keeps its head and its tail, where the error usually is.
- *   A time limit reached is {@link CommandTimedOut}. A command that could
- *   not start is the runner's `SpawnError`.
+ *   A time limit reached is core's `ToolError.Timeout` (code `timeout`),
+ *   carrying the rendered result; like a command stopped because the
+ *   runtime shut down, its outcome is unknown (unless the shell is
+ *   read-only). A command that could not start is the runner's `SpawnError`.
  * - {@link makeWithJobs} adds `run_in_background` and the `onTimeout:
  *   "background"` policy (a command past its limit becomes a background job
  *   instead of being killed), with the job tools of {@link BackgroundJobs}.
@@ -146,7 +148,9 @@ export const defaults = {
 export class CommandFailed extends Schema.TaggedError<CommandFailed>()("CommandFailed", {
   exitCode: Schema.NullOr(Schema.Number),
   signal: Schema.NullOr(Schema.String),
-  output: Schema.String
+  output: Schema.String,
+  /** Stopped part-way (the runtime shut down): what it did is not known. */
+  outcomeUnknown: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {
   readonly retryable = false
   override get message(): string {
@@ -158,6 +162,8 @@ export class CommandFailed extends Schema.TaggedError<CommandFailed>()("CommandF
  * The command reached its time limit and was stopped. It may have done
  * part of its work.
  *
+ * @deprecated No longer produced: a command past its limit fails with core's
+ * `ToolError.Timeout`, whose code and `outcomeUnknown` flag the model reads.
  * @since 0.1.0
  * @category errors
  */
@@ -219,6 +225,10 @@ export const render = (result: ProcessRunner.Result, timeoutMillis: number): str
   if (result.stopped === "timeout") {
     lines.push(
       "note: the command may have done part of its work; check before running it again. To give it more time, raise timeout_ms (at most the maximum) or run it in the background."
+    )
+  } else if (result.stopped === "shutdown") {
+    lines.push(
+      "note: the program running the tools shut down and stopped the command; it may have done part of its work; check before running it again."
     )
   }
   if (result.killedAfterExit > 0) {
@@ -413,21 +423,41 @@ const setup = (options: Options) => {
       return prepared
     })
 
+  const readOnly = options.readOnly ?? false
+  const toolName = options.name ?? defaults.name
+
   const conclude = (
     result: ProcessRunner.Result,
     timeoutMillis: number
-  ): Effect.Effect<string, CommandFailed | CommandTimedOut> =>
+  ): Effect.Effect<string, CommandFailed | ToolError.Timeout> =>
     Effect.zipRight(
       pruneSpills(result),
-      Effect.suspend((): Effect.Effect<string, CommandFailed | CommandTimedOut> => {
+      Effect.suspend((): Effect.Effect<string, CommandFailed | ToolError.Timeout> => {
         const text = render(result, timeoutMillis)
-        if (result.stopped === "timeout") return Effect.fail(new CommandTimedOut({ timeoutMillis, output: text }))
+        // Stopped part-way, by its limit or by shutdown: it may have done part of its work.
+        if (result.stopped === "timeout") {
+          return Effect.fail(
+            new ToolError.Timeout({
+              toolName,
+              timeoutMillis,
+              outcomeUnknown: !readOnly,
+              cleanupAbandoned: false,
+              detail: text
+            })
+          )
+        }
         if (result.exitCode === 0 && result.stopped === undefined) return Effect.succeed(text)
-        return Effect.fail(new CommandFailed({ exitCode: result.exitCode, signal: result.signal, output: text }))
+        return Effect.fail(
+          new CommandFailed({
+            exitCode: result.exitCode,
+            signal: result.signal,
+            output: text,
+            outcomeUnknown: result.stopped === "shutdown" && !readOnly
+          })
+        )
       })
     )
 
-  const readOnly = options.readOnly ?? false
   // A command may touch any file: it holds the whole workspace, so file
   // calls of other turns on the same runtime wait for it (and it for them).
   const slack = Duration.toMillis(grace) + Duration.toMillis(ProcessRunner.defaults.drainTimeout) + 5_000

@@ -4,7 +4,10 @@ import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -151,8 +154,35 @@ describe("ShellTool", () => {
         assert.include(text, "timed out after 700 ms")
         assert.include(text, "partial")
         assert.include(text, "may have done part of its work")
+        // The flags say what the text says.
+        assert.strictEqual(result.error?.code, "timeout")
+        assert.isTrue(result.error?.outcomeUnknown)
+        assert.isFalse(result.error?.retryable)
         assert.isBelow(millis, 700 + 300 + 100 + SCHEDULING_ALLOWANCE)
         assert.deepStrictEqual(yield* groupDies(yield* waitForFile(pidFile)), [])
+      }))
+
+    it.scopedLive("a command stopped because the runner shut down says its outcome is unknown", () =>
+      Effect.gen(function*() {
+        const root = workspace()
+        const runnerScope = yield* Scope.make()
+        const runner = Layer.succeedContext(yield* Layer.buildWithScope(ProcessRunner.layer, runnerScope))
+        const runtime = yield* Effect.map(
+          Layer.build(ToolRuntime.layerDefault([ShellTool.make({ root })]).pipe(Layer.provide(runner))),
+          Context.get(ToolRuntime.ToolRuntime)
+        )
+        const pidFile = NodePath.join(root, "pid")
+        const fiber = yield* Effect.fork(runtime.runCall(call("c1", { command: `echo $$ > ${pidFile}; sleep 60` })))
+        const pid = yield* waitForFile(pidFile)
+        yield* Scope.close(runnerScope, Exit.void)
+        const result = yield* Fiber.join(fiber).pipe(
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the call did not end at shutdown") })
+        )
+        assert.isTrue(result.isError)
+        assert.include(ToolResult.text(result), "may have done part of its work")
+        assert.isTrue(result.error?.outcomeUnknown)
+        assert.isFalse(result.error?.retryable)
+        assert.deepStrictEqual(yield* groupDies(pid), [])
       }))
 
     it.scopedLive("a timeout_ms over the maximum is invalid", () =>
