@@ -987,9 +987,11 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
         Deferred.unsafeDone(child.discarded, Exit.void)
         child.signal("SIGKILL")
       }
+      // The wait is interruptible: a finalizer runs uninterruptibly, and the
+      // timeout could then never end the wait for a child that does not die.
       return Effect.forEach(
         children,
-        (child) => Effect.timeoutOption(Deferred.await(child.settled), killWait),
+        (child) => Effect.timeoutOption(Effect.interruptible(Deferred.await(child.settled)), killWait),
         { concurrency: "unbounded", discard: true }
       )
     })

@@ -467,7 +467,13 @@ describe("ProcessRunner lifetime", () => {
           )
       )
       assert.isTrue(pids.every(isAlive))
-      const [, millis] = yield* elapsed(Scope.close(layerScope, Exit.void))
+      // Disconnected: closing a scope cannot be interrupted, and a close that
+      // never ends must fail this test rather than hang it.
+      const [, millis] = yield* elapsed(
+        Effect.disconnect(Scope.close(layerScope, Exit.void)).pipe(
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("closing the runner did not end") })
+        )
+      )
       assert.isBelow(millis, 1000, "shutdown sends SIGKILL at once: no grace")
       for (const pid of pids) assert.deepStrictEqual(yield* groupDies(pid), [])
     }))

@@ -174,7 +174,9 @@ describe("ShellTool", () => {
         const pidFile = NodePath.join(root, "pid")
         const fiber = yield* Effect.fork(runtime.runCall(call("c1", { command: `echo $$ > ${pidFile}; sleep 60` })))
         const pid = yield* waitForFile(pidFile)
-        yield* Scope.close(runnerScope, Exit.void)
+        yield* Effect.disconnect(Scope.close(runnerScope, Exit.void)).pipe(
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("closing the runner did not end") })
+        )
         const result = yield* Fiber.join(fiber).pipe(
           Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the call did not end at shutdown") })
         )
