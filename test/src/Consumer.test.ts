@@ -238,6 +238,18 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
     }
   })
 
+  it("document nothing as newer than the package it is in (@since)", () => {
+    for (const name of packages) {
+      const { version } = manifest(name)
+      const src = Path.join(root, "packages", name, "src")
+      for (const file of Fs.readdirSync(src)) {
+        for (const [, since] of Fs.readFileSync(Path.join(src, file), "utf8").matchAll(/@since (\d+\.\d+\.\d+)/g)) {
+          assert.isAtMost(compare(since!, version), 0, `${name}/src/${file}: @since ${since} is ahead of ${version}`)
+        }
+      }
+    }
+  })
+
   it("run the quick start under plain node 20", async () => {
     await runAgent(process.execPath, await full())
   })
