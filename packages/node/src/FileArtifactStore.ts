@@ -4,7 +4,7 @@
  * read it with read_output") survives memory pressure and can be inspected
  * after the session.
  *
- * Ids come from core's `artifactId` (file-name safe); an id read back is
+ * Ids are core's `memoryId`s (a tag from `Random` and a counter); an id read back is
  * checked against that shape before it becomes a file name, so an id such
  * as `../../etc/passwd` is refused, not opened. Files are created
  * exclusively and readable by the owner only: redaction runs before storing,
@@ -17,6 +17,7 @@ import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
+import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
 import * as NodePath from "node:path"
 
@@ -29,7 +30,7 @@ export interface Options {
   readonly directory: string
 }
 
-/** What `ArtifactStore.artifactId` produces: at most 64 safe characters, a dash, a sequence number. */
+/** An id this store or an earlier one on the folder gave: safe characters, a dash, a sequence number. */
 const validId = /^[A-Za-z0-9_-]{1,64}-[0-9]{1,15}$/
 
 const prefix = "artifact:"
@@ -55,6 +56,8 @@ export const make = (
       Effect.mapError(() => new ArtifactStore.ArtifactError({ reason: "The session folder cannot be created." }))
     )
     const sequence = yield* Ref.make(0)
+    // Nothing of the call goes into an id: the model sees it and a call id can hold anything.
+    const tag = (yield* Random.nextIntBetween(0, 0x7fffffff)).toString(36).padStart(6, "0")
     const fileOf = (id: string) => NodePath.join(directory, `${id}.txt`)
 
     /** The id a model passes back: the bare id, `artifact:<id>`, or the location this store gave. */
@@ -74,7 +77,7 @@ export const make = (
       attempts = 0
     ): Effect.Effect<ArtifactStore.Artifact, ArtifactStore.ArtifactError> =>
       Effect.flatMap(Ref.updateAndGet(sequence, (n) => n + 1), (n) => {
-        const id = ArtifactStore.artifactId(source.callId, n)
+        const id = ArtifactStore.memoryId(tag, n)
         const file = fileOf(id)
         return fs.writeFileString(file, content, { flag: "wx", mode: 0o600 }).pipe(
           Effect.as<ArtifactStore.Artifact>({ id, location: file, length: content.length }),
