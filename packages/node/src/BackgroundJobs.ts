@@ -343,12 +343,9 @@ export const make = (
       })
 
     return {
-      start: (runOptions, label) =>
-        Effect.withSpan(
-          Effect.flatMap(launch(runOptions, label), (candidate) => candidate.adopt),
-          "BackgroundJobs.start"
-        ),
-      launch: (runOptions, label) => Effect.withSpan(launch(runOptions, label), "BackgroundJobs.launch"),
+      // No spans of their own: they would end with the command's errors unredacted (see ProcessRunner).
+      start: (runOptions, label) => Effect.flatMap(launch(runOptions, label), (candidate) => candidate.adopt),
+      launch,
       read: (id) => Effect.flatMap(lookup(id), (entry) => readEntry(entry, false)),
       markRead: (id, upTo) =>
         Effect.flatMap(lookup(id), (entry) =>

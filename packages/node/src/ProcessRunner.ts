@@ -935,7 +935,9 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
     return Effect.raceFirst(loop, Effect.asVoid(Deferred.await(child.exited)))
   }
 
-  const start = Effect.fn("ProcessRunner.start")(function*(options: RunOptions) {
+  // Untraced: a span would end with the command line (which may hold a secret) in its status; the
+  // call's own execute span, whose exit the runtime redacts, covers the process.
+  const start = Effect.fnUntraced(function*(options: RunOptions) {
     // After shutdown nothing may start: a child could no longer be tracked or killed.
     if (closed) return yield* new SpawnError({ command: options.command, reason: "shutdown", errno: "ESHUTDOWN" })
     const runtime = yield* Effect.runtime<never>()
@@ -999,9 +1001,7 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
 
   return {
     start,
-    run: Effect.fn("ProcessRunner.run")((options: RunOptions) =>
-      Effect.scoped(Effect.flatMap(start(options), (running) => running.result))
-    ),
+    run: (options: RunOptions) => Effect.scoped(Effect.flatMap(start(options), (running) => running.result)),
     liveCount: Effect.sync(() => live.size)
   } satisfies Service
 })

@@ -271,7 +271,8 @@ export const make = (root: string): Effect.Effect<Service, InvalidRoot> =>
     const refuse = (path: string, problem: Problem, code?: string) =>
       new PathError({ path: printable(path), problem, root: real, ...(code === undefined ? {} : { code }) })
 
-    const resolve = Effect.fn("Workspace.resolve")(function*(path: string, options: ResolveOptions) {
+    // Untraced: a span would end with the refused path, which is the model's text, in its status.
+    const resolve = Effect.fnUntraced(function*(path: string, options: ResolveOptions) {
       if (path.includes("\u0000")) return yield* refuse(path, "nul")
       if (path.trim() === "") return yield* refuse(path, "empty")
       const absolute = NodePath.resolve(real, path)

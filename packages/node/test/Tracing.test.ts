@@ -1,0 +1,99 @@
+/**
+ * What an exporting tracer sees of the node tools: a refused path and a
+ * failing command are the model's text, and may hold a secret. None of it
+ * may reach a span's name, attributes, events or exit, which an exporter
+ * turns into the span's status and exception event.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { assert, describe, it } from "@effect/vitest"
+import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
+import * as Policy from "@tool-runtime/core/Policy"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import * as Registry from "@tool-runtime/core/Registry"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Tracer from "effect/Tracer"
+import * as NFS from "node:fs/promises"
+import * as OS from "node:os"
+import * as NodePath from "node:path"
+import * as FileTools from "../src/FileTools.js"
+import * as ProcessRunner from "../src/ProcessRunner.js"
+import * as ShellTool from "../src/ShellTool.js"
+import * as Workspace from "../src/Workspace.js"
+
+// Shaped like a GitHub token, so the default redactor knows it.
+const TOKEN = "ghp_R8vT2mQx7LpZ4kWn9YbC3dFh6JsA1eGu5XoI"
+
+/** Every span as text: name, attributes, events and the exit's cause, as an exporter would send them. */
+const recording = () => {
+  const exported: Array<string> = []
+  const tracer = Tracer.make({
+    span: (name, parent, context, links, startTime, kind) => {
+      const attributes = new Map<string, unknown>()
+      const events: Array<unknown> = []
+      const span: Tracer.Span = {
+        _tag: "Span",
+        name,
+        spanId: `span-${exported.length}`,
+        traceId: "trace",
+        parent,
+        context,
+        status: { _tag: "Started", startTime },
+        attributes,
+        links,
+        sampled: true,
+        kind,
+        end: (_endTime, exit) => {
+          const cause = Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""
+          exported.push(JSON.stringify({ name, attributes: [...attributes], events }) + cause)
+        },
+        attribute: (key, value) => void attributes.set(key, value),
+        event: (eventName, _time, eventAttributes) => void events.push([eventName, eventAttributes]),
+        addLinks: () => {}
+      }
+      return span
+    },
+    context: (f) => f()
+  })
+  return { exported, tracer }
+}
+
+const windows = (secret: string) => Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8))
+
+describe("node tools under an exporting tracer", () => {
+  it.scopedLive("no span carries a refused path or a failing command's text", () =>
+    Effect.gen(function*() {
+      const root = yield* Effect.acquireRelease(
+        Effect.promise(() => NFS.mkdtemp(NodePath.join(OS.tmpdir(), "tr-tracing-"))),
+        (dir) => Effect.promise(() => NFS.rm(dir, { recursive: true, force: true }))
+      )
+      const { exported, tracer } = recording()
+      const runtime = yield* ToolRuntime.ToolRuntime.pipe(
+        Effect.provide(
+          ToolRuntime.layer().pipe(
+            Layer.provide(Registry.layer([...FileTools.all(), ShellTool.make({ root })])),
+            Layer.provide([
+              ArtifactStore.layerMemory(),
+              Redactor.layerDefault,
+              Policy.layerAllowAll,
+              Workspace.layer(root),
+              NodeFileSystem.layer,
+              ProcessRunner.layer
+            ])
+          )
+        )
+      )
+      const results = yield* runtime.runTurn([
+        { id: "c1", name: "read_file", input: { path: `../${TOKEN}/a.txt` } },
+        { id: "c2", name: "bash", input: { command: `no-such-command-${TOKEN}` } },
+        { id: "c3", name: "bash", input: { command: `echo ${TOKEN} >&2; exit 3` } }
+      ]).pipe(Effect.withTracer(tracer))
+      assert.deepStrictEqual(results.map((r) => r.isError), [true, true, true])
+      assert.isAbove(exported.length, 0)
+      const everything = exported.join("\n") + JSON.stringify(results.map(({ callId: _, ...rest }) => rest))
+      for (const window of windows(TOKEN)) assert.notInclude(everything, window)
+    }))
+})
