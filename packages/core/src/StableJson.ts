@@ -17,6 +17,17 @@
 export const defaultMaxDepth = 256
 
 /**
+ * How many array items and object entries one serialization visits before
+ * the rest is replaced by a marker: a sparse array with a length of four
+ * billion, or a `Proxy` that claims a trillion items, must not keep the
+ * call busy (the output is truncated far below this anyway).
+ *
+ * @since 0.2.0
+ * @category defaults
+ */
+export const defaultMaxItems = 2_000_000
+
+/**
  * @since 0.2.0
  * @category models
  */
@@ -33,7 +44,11 @@ interface Walk {
   readonly seen: Set<object>
   readonly maxDepth: number
   tooDeep: boolean
+  /** Items and entries left to visit. */
+  remaining: number
 }
+
+const rest = (count: number) => `[${count} more not serialized]`
 
 const get = (u: object, key: string | number): unknown => {
   try {
@@ -46,7 +61,13 @@ const get = (u: object, key: string | number): unknown => {
 const visitRecord = (walk: Walk, record: object, keys: ReadonlyArray<string>, depth: number): unknown => {
   // Defined, not assigned: an own "__proto__" key must stay a key.
   const out: Record<string, unknown> = {}
-  for (const key of keys.slice().sort()) {
+  const sorted = keys.slice().sort()
+  for (let i = 0; i < sorted.length; i++) {
+    const key = sorted[i]!
+    if (walk.remaining-- <= 0) {
+      Object.defineProperty(out, "…", { value: rest(sorted.length - i), enumerable: true, writable: true })
+      break
+    }
     const item = visit(walk, get(record, key), depth)
     if (item !== undefined) Object.defineProperty(out, key, { value: item, enumerable: true, writable: true })
   }
@@ -70,7 +91,14 @@ const visitObject = (walk: Walk, u: object, depth: number): unknown => {
   }
   if (Array.isArray(u)) {
     const out: Array<unknown> = []
-    for (let i = 0; i < u.length; i++) out.push(visit(walk, get(u, i), depth) ?? null)
+    const length = u.length
+    for (let i = 0; i < length; i++) {
+      if (walk.remaining-- <= 0) {
+        out.push(rest(length - i))
+        break
+      }
+      out.push(visit(walk, get(u, i), depth) ?? null)
+    }
     return out
   }
   const toJSON = (u as { toJSON?: unknown }).toJSON
@@ -133,18 +161,27 @@ const shallow: Encoded = { text: "null", tooDeep: false }
  * Every read of the value is guarded: a getter, a `toJSON`, an iterator or
  * a `Proxy` trap that throws turns that part into `"[unreadable]"`, a
  * reference back to an enclosing value into `"[Circular]"`, and a part
- * nested deeper than `maxDepth` into a marker saying so.
+ * nested deeper than `maxDepth` into a marker saying so, and what lies
+ * past `maxItems` visited items and entries into a marker with its count.
  *
  * @since 0.2.0
  * @category serialization
  */
-export const encode = (value: unknown, options?: { readonly maxDepth?: number | undefined }): Encoded => {
+export const encode = (
+  value: unknown,
+  options?: { readonly maxDepth?: number | undefined; readonly maxItems?: number | undefined }
+): Encoded => {
   // Scalars need no walk (the common result of a small tool).
   if (typeof value !== "object" || value === null) {
     const json = scalar(value)
     return json === undefined || json === null ? shallow : { text: JSON.stringify(json), tooDeep: false }
   }
-  const walk: Walk = { seen: new Set(), maxDepth: options?.maxDepth ?? defaultMaxDepth, tooDeep: false }
+  const walk: Walk = {
+    seen: new Set(),
+    maxDepth: options?.maxDepth ?? defaultMaxDepth,
+    tooDeep: false,
+    remaining: options?.maxItems ?? defaultMaxItems
+  }
   const tree = visit(walk, value, 0)
   let text: string
   try {

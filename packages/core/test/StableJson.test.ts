@@ -194,4 +194,27 @@ describe("StableJson on hostile values", () => {
     )
     assert.strictEqual(StableJson.stringify(undefined), "null")
   })
+
+  it("stops after its item budget: a sparse array of four billion, a Proxy claiming a trillion items", () => {
+    const sparse: Array<number> = [1, 2]
+    sparse.length = 4_000_000_000
+    const claiming = new Proxy([7], { get: (target, key) => (key === "length" ? 1e12 : Reflect.get(target, key)) })
+    for (const [value, length] of [[sparse, 4_000_000_000], [claiming, 1e12]] as const) {
+      const text = StableJson.encode(value, { maxItems: 1_000 }).text
+      const parsed = JSON.parse(text) as Array<unknown>
+      assert.lengthOf(parsed, 1_001)
+      assert.strictEqual(parsed[1_000], `[${length - 1_000} more not serialized]`)
+    }
+    // The default budget holds too, in bounded time.
+    assert.include(StableJson.encode(sparse).text, `more not serialized]`)
+    const wide = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${String(i).padStart(2, "0")}`, i]))
+    assert.deepStrictEqual(Object.keys(JSON.parse(StableJson.encode(wide, { maxItems: 5 }).text)), [
+      "k00",
+      "k01",
+      "k02",
+      "k03",
+      "k04",
+      "…"
+    ])
+  })
 })
