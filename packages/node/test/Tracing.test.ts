@@ -11,14 +11,13 @@ import * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Registry from "@tool-runtime/core/Registry"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Tracer from "effect/Tracer"
 import * as NFS from "node:fs/promises"
 import * as OS from "node:os"
 import * as NodePath from "node:path"
+// The core's test tracer, shared: it exports what @effect/opentelemetry would.
+import * as ExportingTracer from "../../core/test/ExportingTracer.js"
 import * as FileTools from "../src/FileTools.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
 import * as ShellTool from "../src/ShellTool.js"
@@ -26,40 +25,6 @@ import * as Workspace from "../src/Workspace.js"
 
 // Shaped like a GitHub token, so the default redactor knows it.
 const TOKEN = "ghp_R8vT2mQx7LpZ4kWn9YbC3dFh6JsA1eGu5XoI"
-
-/** Every span as text: name, attributes, events and the exit's cause, as an exporter would send them. */
-const recording = () => {
-  const exported: Array<string> = []
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
-      const attributes = new Map<string, unknown>()
-      const events: Array<unknown> = []
-      const span: Tracer.Span = {
-        _tag: "Span",
-        name,
-        spanId: `span-${exported.length}`,
-        traceId: "trace",
-        parent,
-        context,
-        status: { _tag: "Started", startTime },
-        attributes,
-        links,
-        sampled: true,
-        kind,
-        end: (_endTime, exit) => {
-          const cause = Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""
-          exported.push(JSON.stringify({ name, attributes: [...attributes], events }) + cause)
-        },
-        attribute: (key, value) => void attributes.set(key, value),
-        event: (eventName, _time, eventAttributes) => void events.push([eventName, eventAttributes]),
-        addLinks: () => {}
-      }
-      return span
-    },
-    context: (f) => f()
-  })
-  return { exported, tracer }
-}
 
 const windows = (secret: string) => Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8))
 
@@ -70,7 +35,7 @@ describe("node tools under an exporting tracer", () => {
         Effect.promise(() => NFS.mkdtemp(NodePath.join(OS.tmpdir(), "tr-tracing-"))),
         (dir) => Effect.promise(() => NFS.rm(dir, { recursive: true, force: true }))
       )
-      const { exported, tracer } = recording()
+      const { spans, text, tracer } = ExportingTracer.make()
       const runtime = yield* ToolRuntime.ToolRuntime.pipe(
         Effect.provide(
           ToolRuntime.layer().pipe(
@@ -92,8 +57,8 @@ describe("node tools under an exporting tracer", () => {
         { id: "c3", name: "bash", input: { command: `echo ${TOKEN} >&2; exit 3` } }
       ]).pipe(Effect.withTracer(tracer))
       assert.deepStrictEqual(results.map((r) => r.isError), [true, true, true])
-      assert.isAbove(exported.length, 0)
-      const everything = exported.join("\n") + JSON.stringify(results.map(({ callId: _, ...rest }) => rest))
+      assert.isAbove(spans.length, 0)
+      const everything = text() + JSON.stringify(results.map(({ callId: _, ...rest }) => rest))
       for (const window of windows(TOKEN)) assert.notInclude(everything, window)
     }))
 })

@@ -9,75 +9,10 @@ import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
-import * as Option from "effect/Option"
-import * as Tracer from "effect/Tracer"
+// The core's test tracer, shared: it exports what @effect/opentelemetry would.
+import * as ExportingTracer from "../../core/test/ExportingTracer.js"
 import * as Approver from "../src/Approver.js"
 import { bash, call, closeTicket, runtimeWith } from "./SampleTools.js"
-
-interface Exported {
-  readonly name: string
-  readonly spanId: string
-  readonly parentSpanId: string | undefined
-  readonly attributes: Record<string, unknown>
-  status: { readonly code: "unset" | "ok" | "error"; readonly message?: string | undefined }
-  exception: Record<string, unknown> | undefined
-  cause: string | undefined
-}
-
-/** Keeps every span as an exporter (`@effect/opentelemetry`) would send it. */
-const exportingTracer = () => {
-  const spans: Array<Exported> = []
-  const tracer = Tracer.make({
-    span: (name, parent, context, links, startTime, kind) => {
-      const exported: Exported = {
-        name,
-        spanId: `span-${spans.length + 1}`,
-        parentSpanId: Option.match(parent, { onNone: () => undefined, onSome: (p) => p.spanId }),
-        attributes: {},
-        status: { code: "unset" },
-        exception: undefined,
-        cause: undefined
-      }
-      spans.push(exported)
-      const attributes = new Map<string, unknown>()
-      let status: Tracer.SpanStatus = { _tag: "Started", startTime }
-      return {
-        _tag: "Span",
-        name,
-        spanId: exported.spanId,
-        traceId: "trace-1",
-        parent,
-        context,
-        get status() {
-          return status
-        },
-        attributes,
-        links: Array.from(links),
-        sampled: true,
-        kind,
-        end: (endTime, exit) => {
-          status = { _tag: "Ended", startTime, endTime, exit }
-          if (exit._tag === "Success" || Cause.isInterruptedOnly(exit.cause)) {
-            exported.status = { code: "ok" }
-            return
-          }
-          const first = Cause.prettyErrors(exit.cause)[0]
-          exported.status = { code: "error", message: first?.message }
-          exported.exception = { type: first?.name, message: first?.message, stacktrace: first?.stack }
-          exported.cause = `${Cause.pretty(exit.cause)}\n${JSON.stringify(Cause.squash(exit.cause))}`
-        },
-        attribute: (key, value) => {
-          attributes.set(key, value)
-          exported.attributes[key] = value
-        },
-        event: () => {},
-        addLinks: () => {}
-      } satisfies Tracer.Span
-    },
-    context: (f) => f()
-  })
-  return { spans, tracer }
-}
 
 const github = "ghp_" + "Q7wE9rT1yU3iO5pA7sD9fG1hJ3kL5zX7cV9b"
 const aws = "AKIA" + "QWERTYUIOPASDFGH"
@@ -93,7 +28,7 @@ const leakedWindow = (haystack: string, secret: string): string | undefined => {
 describe("Engine under an exporting tracer", () => {
   it.effect("its span nests under tool_runtime.authorize and exports, and logs, no secret", () =>
     Effect.gen(function*() {
-      const { spans, tracer } = exportingTracer()
+      const { spans, text, tracer } = ExportingTracer.make()
       const logs: Array<string> = []
       const logger = Logger.make(({ cause, message }) => {
         logs.push(`${JSON.stringify(message)} ${Cause.isEmpty(cause) ? "" : Cause.pretty(cause)}`)
@@ -131,7 +66,9 @@ describe("Engine under an exporting tracer", () => {
         assert.strictEqual(spans.find((s) => s.spanId === span.parentSpanId)?.name, "tool_runtime.authorize")
       }
       // The hook's failure is recorded, redacted.
-      assert.deepStrictEqual(engineSpans.map((s) => s.exception?.type), [
+      const exceptionType = (span: ExportingTracer.Exported) =>
+        span.events.find((event) => event.name === "exception")?.attributes["exception.type"]
+      assert.deepStrictEqual(engineSpans.map(exceptionType), [
         "PermissionDenied",
         "HookFailed",
         "PermissionDenied"
@@ -142,7 +79,7 @@ describe("Engine under an exporting tracer", () => {
       assert.isTrue(logs.some((line) => line.includes("the permission audit listener failed")))
 
       const outside = {
-        spans: JSON.stringify(spans),
+        spans: text(),
         logs: logs.join("\n"),
         results: JSON.stringify(results.map(({ callId: _, ...rest }) => rest)),
         text: results.map(ToolResult.text).join("\n")
