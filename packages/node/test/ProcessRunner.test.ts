@@ -478,30 +478,19 @@ describe("ProcessRunner lifetime", () => {
       for (const pid of pids) assert.deepStrictEqual(yield* groupDies(pid), [])
     }))
 
-  /** Runs a script in a separate Node process that starts `sleep 60` with the runner and prints its pid. */
-  const leakyProgram = (ending: string) =>
+  const runnerPath = NodePath.join(packageDir, "src", "ProcessRunner.ts")
+
+  /**
+   * Runs `lines` as a TypeScript program in a separate Node process, from a
+   * folder of its own inside the package (so that it resolves `effect` and
+   * `tsx`); the program prints the pid of the child it started first.
+   */
+  const nodeProgram = (prefix: string, lines: (dir: string) => ReadonlyArray<string>) =>
     Effect.gen(function*() {
-      // Inside the package, so that the script resolves `effect` and `tsx`.
-      const dir = NodeFs.mkdtempSync(NodePath.join(packageDir, "node_modules", ".exit-hook-"))
+      const dir = NodeFs.mkdtempSync(NodePath.join(packageDir, "node_modules", prefix))
       yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true })))
-      const script = NodePath.join(dir, "leak.ts")
-      const runnerPath = NodePath.join(packageDir, "src", "ProcessRunner.ts")
-      NodeFs.writeFileSync(
-        script,
-        [
-          `import * as Effect from "effect/Effect"`,
-          `import * as Scope from "effect/Scope"`,
-          `import * as ProcessRunner from ${JSON.stringify(runnerPath)}`,
-          `const program = Effect.gen(function*() {`,
-          `  const scope = yield* Scope.make()`,
-          `  const runner = yield* ProcessRunner.make.pipe(Scope.extend(scope))`,
-          `  const running = yield* runner.start({ command: "sleep", args: ["60"] }).pipe(Scope.extend(scope))`,
-          `  console.log(running.pid)`,
-          `  ${ending}`,
-          `})`,
-          `Effect.runFork(program)`
-        ].join("\n")
-      )
+      const script = NodePath.join(dir, "program.ts")
+      NodeFs.writeFileSync(script, lines(dir).join("\n"))
       const child = NodeChildProcess.spawn(process.execPath, [
         "--conditions=@tool-runtime/source",
         "--import",
@@ -520,8 +509,24 @@ describe("ProcessRunner lifetime", () => {
           resume(Effect.succeed(child.signalCode ?? child.exitCode))
         } else child.once("exit", (code, signal) => resume(Effect.succeed(signal ?? code)))
       })
-      return { pid, child, exited }
+      return { pid, child, exited, dir }
     })
+
+  /** A program that starts `sleep 60` with the runner, prints its pid, then runs `ending`. */
+  const leakyProgram = (ending: string) =>
+    nodeProgram(".exit-hook-", () => [
+      `import * as Effect from "effect/Effect"`,
+      `import * as Scope from "effect/Scope"`,
+      `import * as ProcessRunner from ${JSON.stringify(runnerPath)}`,
+      `const program = Effect.gen(function*() {`,
+      `  const scope = yield* Scope.make()`,
+      `  const runner = yield* ProcessRunner.make.pipe(Scope.extend(scope))`,
+      `  const running = yield* runner.start({ command: "sleep", args: ["60"] }).pipe(Scope.extend(scope))`,
+      `  console.log(running.pid)`,
+      `  ${ending}`,
+      `})`,
+      `Effect.runFork(program)`
+    ])
 
   it.scopedLive(
     "a program that exits without closing its scopes leaves no process behind",
@@ -557,56 +562,30 @@ describe("ProcessRunner lifetime", () => {
    * it is told to expect, as a shell reports a death by that signal.
    */
   const mainProgram = (signal: NodeJS.Signals) =>
-    Effect.gen(function*() {
-      const dir = NodeFs.mkdtempSync(NodePath.join(packageDir, "node_modules", ".run-main-"))
-      yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true })))
-      const script = NodePath.join(dir, "main.ts")
-      const marker = NodePath.join(dir, "finalized")
-      const runnerPath = NodePath.join(packageDir, "src", "ProcessRunner.ts")
-      NodeFs.writeFileSync(
-        script,
-        [
-          `import * as NodeRuntime from "@effect/platform-node/NodeRuntime"`,
-          `import * as Effect from "effect/Effect"`,
-          `import * as Exit from "effect/Exit"`,
-          `import * as NodeFs from "node:fs"`,
-          `import * as NodeOs from "node:os"`,
-          `import * as ProcessRunner from ${JSON.stringify(runnerPath)}`,
-          `const program = Effect.gen(function*() {`,
-          `  yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.writeFileSync(${
-            JSON.stringify(marker)
-          }, "ran")))`,
-          `  const runner = yield* ProcessRunner.ProcessRunner`,
-          `  const running = yield* runner.start({ command: "bash", args: ["-c", "sleep 60 & sleep 60 & wait"] })`,
-          `  console.log(running.pid)`,
-          `  return yield* Effect.never`,
-          `}).pipe(Effect.scoped, Effect.provide(ProcessRunner.layer))`,
-          `const code = 128 + NodeOs.constants.signals[${JSON.stringify(signal)}]`,
-          `NodeRuntime.runMain(program, {`,
-          `  teardown: (exit, onExit) => onExit(Exit.isInterrupted(exit) ? code : Exit.isSuccess(exit) ? 0 : 1)`,
-          `})`
-        ].join("\n")
-      )
-      const child = NodeChildProcess.spawn(process.execPath, [
-        "--conditions=@tool-runtime/source",
-        "--import",
-        "tsx",
-        script
-      ], {
-        cwd: packageDir,
-        stdio: ["ignore", "pipe", "inherit"]
-      })
-      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
-      const pid = yield* Effect.async<number>((resume) => {
-        child.stdout.once("data", (chunk: Buffer) => resume(Effect.succeed(Number(chunk.toString().trim()))))
-      })
-      const exited = Effect.async<NodeJS.Signals | number | null>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          resume(Effect.succeed(child.signalCode ?? child.exitCode))
-        } else child.once("exit", (code, signal) => resume(Effect.succeed(signal ?? code)))
-      })
-      return { pid, child, exited, finalized: () => NodeFs.existsSync(marker) }
-    })
+    Effect.map(
+      nodeProgram(".run-main-", (dir) => [
+        `import * as NodeRuntime from "@effect/platform-node/NodeRuntime"`,
+        `import * as Effect from "effect/Effect"`,
+        `import * as Exit from "effect/Exit"`,
+        `import * as NodeFs from "node:fs"`,
+        `import * as NodeOs from "node:os"`,
+        `import * as ProcessRunner from ${JSON.stringify(runnerPath)}`,
+        `const program = Effect.gen(function*() {`,
+        `  yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.writeFileSync(${
+          JSON.stringify(NodePath.join(dir, "finalized"))
+        }, "ran")))`,
+        `  const runner = yield* ProcessRunner.ProcessRunner`,
+        `  const running = yield* runner.start({ command: "bash", args: ["-c", "sleep 60 & sleep 60 & wait"] })`,
+        `  console.log(running.pid)`,
+        `  return yield* Effect.never`,
+        `}).pipe(Effect.scoped, Effect.provide(ProcessRunner.layer))`,
+        `const code = 128 + NodeOs.constants.signals[${JSON.stringify(signal)}]`,
+        `NodeRuntime.runMain(program, {`,
+        `  teardown: (exit, onExit) => onExit(Exit.isInterrupted(exit) ? code : Exit.isSuccess(exit) ? 0 : 1)`,
+        `})`
+      ]),
+      (program) => ({ ...program, finalized: () => NodeFs.existsSync(NodePath.join(program.dir, "finalized")) })
+    )
 
   for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
     it.scopedLive(
