@@ -259,10 +259,11 @@ const parseCall = (call: unknown, maxInputChars: number): Either.Either<Parsed, 
         )
       }
       // JSON.parse itself copes with any depth; the walk runs only when the
-      // text could hold a problem: long enough to nest too deep, or spelling
-      // `__proto__` (perhaps with escapes). The length is already checked.
+      // text could hold a problem: long enough to nest too deep (a container
+      // at depth 64 takes 65 openers and 65 closers), or spelling `__proto__`
+      // (perhaps with escapes). The length is already checked.
       const text = call.input as string
-      const refusal = text.length > maxInputDepth || text.includes("__proto__") || text.includes("\\u")
+      const refusal = text.length >= 2 * (maxInputDepth + 1) || text.includes("__proto__") || text.includes("\\u")
         ? inspect(input, Infinity)
         : undefined
       if (refusal !== undefined) return Either.left(refused(toolName, refusal, maxInputChars))
