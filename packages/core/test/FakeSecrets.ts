@@ -21,3 +21,15 @@ export const noise = (length: number, seed: number, alphabet = alnum): string =>
 
 /** How many redaction markers a text holds. */
 export const markers = (text: string): number => text.split("[REDACTED:").length - 1
+
+/**
+ * The first 8-character window of `secret` found in `haystack`: the oracle of
+ * "the secret is gone", since a secret cut short or split still leaks.
+ */
+export const leakedWindow = (haystack: string, secret: string): string | undefined => {
+  for (let i = 0; i + 8 <= secret.length; i++) {
+    const window = secret.slice(i, i + 8)
+    if (haystack.includes(window)) return window
+  }
+  return undefined
+}

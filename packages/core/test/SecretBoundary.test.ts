@@ -32,7 +32,7 @@ import * as ToolError from "../src/ToolError.js"
 import * as ToolResult from "../src/ToolResult.js"
 import * as ToolRuntime from "../src/ToolRuntime.js"
 import * as ExportingTracer from "./ExportingTracer.js"
-import { base32, noise } from "./FakeSecrets.js"
+import { base32, leakedWindow, noise } from "./FakeSecrets.js"
 
 /** A GitHub token or an AWS key id, by seed: both shapes the default rules know. */
 const secretOf = (seed: number): string => seed % 2 === 0 ? `ghp_${noise(36, seed)}` : `AKIA${noise(16, seed, base32)}`
@@ -200,15 +200,6 @@ const expectedCode: Record<Kind, string | undefined> = {
   rule: "rule_violation",
   "malformed-json": "malformed_arguments",
   progress: undefined
-}
-
-/** The first 8-character window of `secret` found in `haystack`. */
-const leakedWindow = (haystack: string, secret: string): string | undefined => {
-  for (let i = 0; i + 8 <= secret.length; i++) {
-    const window = secret.slice(i, i + 8)
-    if (haystack.includes(window)) return window
-  }
-  return undefined
 }
 
 /** Runs a turn with an exporting tracer and a capturing logger; returns all that left the runtime. */

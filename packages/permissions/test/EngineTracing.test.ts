@@ -11,19 +11,13 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 // The core's test tracer, shared: it exports what @effect/opentelemetry would.
 import * as ExportingTracer from "../../core/test/ExportingTracer.js"
+import { leakedWindow } from "../../core/test/FakeSecrets.js"
 import * as Approver from "../src/Approver.js"
 import { bash, call, closeTicket, runtimeWith } from "./SampleTools.js"
 
 const github = "ghp_" + "Q7wE9rT1yU3iO5pA7sD9fG1hJ3kL5zX7cV9b"
 const aws = "AKIA" + "QWERTYUIOPASDFGH"
 const other = "ghp_" + "M2nB4vC6xZ8lK0jH2gF4dS6aP8oI0uY2tR4e"
-
-const leakedWindow = (haystack: string, secret: string): string | undefined => {
-  for (let i = 0; i + 8 <= secret.length; i++) {
-    if (haystack.includes(secret.slice(i, i + 8))) return secret.slice(i, i + 8)
-  }
-  return undefined
-}
 
 describe("Engine under an exporting tracer", () => {
   it.effect("its span nests under tool_runtime.authorize and exports, and logs, no secret", () =>
