@@ -36,7 +36,18 @@ export interface Request {
  */
 export type Subject =
   | { readonly _tag: "None" }
-  | { readonly _tag: "Command"; readonly command: string }
+  | {
+    readonly _tag: "Command"
+    readonly command: string
+    /**
+     * How the command will run, when the tool knows: `confined` inside an
+     * OS sandbox that bounds what it can touch, `unconfined` without one
+     * (the call asks for full access, or no sandbox is in force). Policies
+     * may allow confined commands more readily; a call that asks to leave
+     * the sandbox should always be asked about.
+     */
+    readonly sandbox?: "confined" | "unconfined" | undefined
+  }
   | { readonly _tag: "Path"; readonly path: string; readonly access: "read" | "write" }
   | { readonly _tag: "Url"; readonly url: string }
 
