@@ -40,11 +40,12 @@ export type Subject =
     readonly _tag: "Command"
     readonly command: string
     /**
-     * How the command will run, when the tool knows: `confined` inside an
-     * OS sandbox that bounds what it can touch, `unconfined` without one
-     * (the call asks for full access, or no sandbox is in force). Policies
-     * may allow confined commands more readily; a call that asks to leave
-     * the sandbox should always be asked about.
+     * Where the command will run, when the tool knows: `confined` inside an
+     * OS sandbox that bounds what it can touch; `unconfined` when the call
+     * asks to run outside the sandbox that is in force (full access).
+     * Absent when the tool runs no sandbox or cannot tell. Policies may
+     * allow confined commands more readily, and should always ask before a
+     * call leaves the sandbox.
      */
     readonly sandbox?: "confined" | "unconfined" | undefined
   }
