@@ -68,6 +68,7 @@ import type * as Scope from "effect/Scope"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import type * as OutputHygiene from "./OutputHygiene.js"
+import * as Sandbox from "./Sandbox.js"
 
 // ---------------------------------------------------------------------------
 // models
@@ -127,6 +128,12 @@ export interface RunOptions {
   readonly onOutput?: Effect.Effect<void> | undefined
   /** Default 100 ms. */
   readonly outputReportMillis?: number | undefined
+  /**
+   * The sandbox policy for this command, instead of the sandbox's own
+   * (a runner built with {@link layerSandboxed}). `danger-full-access`
+   * runs it unconfined: ask the user first.
+   */
+  readonly policy?: Sandbox.Policy | undefined
 }
 
 /**
@@ -181,6 +188,8 @@ export interface Result {
   readonly durationMillis: number
   readonly stdout: Output
   readonly stderr: Output
+  /** How the sandbox confined the command; `undefined` for a runner without one. */
+  readonly confinement: Sandbox.Confinement | undefined
 }
 
 /**
@@ -254,10 +263,13 @@ export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
     "permission_denied",
     "resource_limit",
     "shutdown",
+    "sandbox",
     "failed"
   ),
   /** The system error code (`ENOENT`, `EACCES`…). */
-  errno: Schema.String
+  errno: Schema.String,
+  /** For `sandbox`: why the command could not be confined, and what to do. */
+  detail: Schema.optional(Schema.String)
 }) {
   /** Only a momentary lack of resources can pass by itself. */
   get retryable(): boolean {
@@ -276,6 +288,8 @@ export class SpawnError extends Schema.TaggedError<SpawnError>()("SpawnError", {
         return `Could not start ${program}: the system is out of processes or file descriptors (${this.errno}); try again shortly.`
       case "shutdown":
         return `Could not start ${program}: the program running the tools is shutting down.`
+      case "sandbox":
+        return `Could not start ${program}: ${this.detail ?? "it could not be confined in the sandbox."}`
       case "failed":
         return `Could not start ${program} (${this.errno}).`
     }
@@ -342,6 +356,8 @@ interface ProcEntry {
   readonly pgid: number
   /** Zombies (Z) and dead entries (X) run nothing. */
   readonly alive: boolean
+  /** Start time in clock ticks since boot: with the pid, tells a process from a later one that reused its pid. */
+  readonly start: string
 }
 
 /** State and group of one process; `undefined` once it is gone. */
@@ -351,7 +367,13 @@ const statOf = (pid: number): ProcEntry | undefined => {
   // The command name is in parentheses and may itself hold spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
   const state = fields[0]
-  return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), alive: state !== "Z" && state !== "X" }
+  return {
+    pid,
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+    alive: state !== "Z" && state !== "X",
+    start: fields[19] ?? ""
+  }
 }
 
 /** Every process, from `/proc` (Linux); `undefined` where there is no `/proc`. */
@@ -400,27 +422,27 @@ const childrenOf = (pid: number): ReadonlyArray<number> | undefined => {
   return children
 }
 
-/** Live descendants of `root` that left its group, found by their parent chain. */
-const escapedDescendants = (root: number, pgid: number): ReadonlyArray<ProcEntry> => {
-  const escaped: Array<ProcEntry> = []
+/** Every descendant of `root`, found by the parent chain. */
+const descendants = (root: number): ReadonlyArray<ProcEntry> => {
+  const found: Array<ProcEntry> = []
   const queue = [root]
   const seen = new Set<number>(queue)
   while (queue.length > 0) {
     const children = childrenOf(queue.pop()!)
-    if (children === undefined) return escapedByTable(root, pgid)
+    if (children === undefined) return descendantsByTable(root)
     for (const pid of children) {
       if (seen.has(pid)) continue
       seen.add(pid)
       queue.push(pid)
       const entry = statOf(pid)
-      if (entry !== undefined && entry.pgid !== pgid && entry.alive) escaped.push(entry)
+      if (entry !== undefined) found.push(entry)
     }
   }
-  return escaped
+  return found
 }
 
 /** The same from a scan of every process, for kernels without the children files. */
-const escapedByTable = (root: number, pgid: number): ReadonlyArray<ProcEntry> => {
+const descendantsByTable = (root: number): ReadonlyArray<ProcEntry> => {
   const table = processTable()
   if (table === undefined) return []
   const children = new Map<number, Array<ProcEntry>>()
@@ -429,7 +451,7 @@ const escapedByTable = (root: number, pgid: number): ReadonlyArray<ProcEntry> =>
     if (siblings === undefined) children.set(entry.ppid, [entry])
     else siblings.push(entry)
   }
-  const escaped: Array<ProcEntry> = []
+  const found: Array<ProcEntry> = []
   const queue = [root]
   const seen = new Set<number>(queue)
   while (queue.length > 0) {
@@ -437,11 +459,15 @@ const escapedByTable = (root: number, pgid: number): ReadonlyArray<ProcEntry> =>
       if (seen.has(child.pid)) continue
       seen.add(child.pid)
       queue.push(child.pid)
-      if (child.pgid !== pgid && child.alive) escaped.push(child)
+      found.push(child)
     }
   }
-  return escaped
+  return found
 }
+
+/** Live descendants of `root` that left its group (they called setsid). */
+const escapedDescendants = (root: number, pgid: number): ReadonlyArray<ProcEntry> =>
+  descendants(root).filter((entry) => entry.pgid !== pgid && entry.alive)
 
 // ---------------------------------------------------------------------------
 // Node side: capture
@@ -678,8 +704,12 @@ class Child {
   stopping: Fiber.RuntimeFiber<void> | undefined
   lastActivity: number
   killedAfterExit = 0
-  /** Escapees signalled, by pid: the same one is signalled at SIGTERM and at SIGKILL. */
-  readonly escaped = new Set<number>()
+  /**
+   * Escapees signalled, by pid, with their start time: they are signalled
+   * again at SIGKILL even when the leader died at SIGTERM, and only while
+   * the pid still names the same process.
+   */
+  readonly escaped = new Map<number, string>()
   pipesForcedClosed = false
   result: Result | undefined
   private readonly spills: readonly [SpillFile | undefined, SpillFile | undefined]
@@ -690,6 +720,10 @@ class Child {
 
   constructor(
     options: RunOptions,
+    launch: Sandbox.Launch,
+    readonly confinement: Sandbox.Confinement | undefined,
+    /** The command runs in a PID namespace whose first process is our child's child. */
+    readonly pidNamespace: boolean,
     readonly clock: Clock.Clock,
     runtime: Runtime.Runtime<never>,
     private readonly registry: Set<Child>
@@ -697,9 +731,9 @@ class Child {
     const input = options.input
     // Throws synchronously on some errors (ENOTDIR, invalid arguments):
     // the caller wraps the constructor in `Effect.try`.
-    this.process = NodeChildProcess.spawn(options.command, options.args ?? [], {
-      cwd: options.cwd,
-      env: options.env === undefined ? process.env : { ...process.env, ...options.env },
+    this.process = NodeChildProcess.spawn(launch.command, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env === undefined ? process.env : { ...process.env, ...launch.env },
       detached: true,
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       windowsHide: true
@@ -775,17 +809,56 @@ class Child {
     }
   }
 
-  /** Signals the group, and descendants that left it while the child still runs. */
+  /**
+   * Signals the group, and descendants that left it while the child still
+   * runs. In a PID namespace, a graceful signal goes to every process in
+   * it but its first (bubblewrap's init: our child's child; signalling our
+   * child would make `--die-with-parent` kill everything at once), and
+   * SIGKILL to that first process, whose death the kernel turns into the
+   * death of every process in the namespace.
+   */
   signal(signal: NodeJS.Signals): void {
     if (this.pid === 0) return
+    if (this.pidNamespace) {
+      const inits = childrenOf(this.pid) ?? []
+      if (signal === "SIGKILL") {
+        for (const init of inits) send(init, "SIGKILL")
+        send(-this.pid, "SIGKILL")
+      } else {
+        for (const init of inits) for (const member of descendants(init)) if (member.alive) send(member.pid, signal)
+      }
+      return
+    }
     if (this.exit === undefined) {
       for (const escaped of escapedDescendants(this.pid, this.pid)) {
         // An escapee that leads its own group takes its group with it.
         const target = escaped.pgid === escaped.pid ? -escaped.pid : escaped.pid
-        if (send(target, signal)) this.escaped.add(escaped.pid)
+        if (send(target, signal)) this.escaped.set(escaped.pid, escaped.start)
       }
     }
+    if (signal === "SIGKILL") this.signalEscaped("SIGKILL")
     send(-this.pid, signal)
+  }
+
+  /** The escapees signalled before that are still the same live processes. */
+  liveEscapees(): ReadonlyArray<ProcEntry> {
+    const live: Array<ProcEntry> = []
+    for (const [pid, start] of this.escaped) {
+      const entry = statOf(pid)
+      if (entry !== undefined && entry.alive && entry.start === start) live.push(entry)
+    }
+    return live
+  }
+
+  /**
+   * Signals the escapees found before, and what they started since: after
+   * the leader's death they can no longer be found from it.
+   */
+  signalEscaped(signal: NodeJS.Signals): void {
+    for (const escaped of this.liveEscapees()) {
+      for (const below of descendants(escaped.pid)) if (below.alive) send(below.pid, signal)
+      send(escaped.pgid === escaped.pid ? -escaped.pid : escaped.pid, signal)
+    }
   }
 
   /** After the exit: kills what is left of the group and stops tracking it. */
@@ -795,11 +868,10 @@ class Child {
       // at once. Counting them (a scan of every process) would only delay the result.
       send(-this.pid, "SIGKILL")
     } else {
-      const left = liveMembers(this.pid)
-      if (left > 0) {
-        this.killedAfterExit += left
-        send(-this.pid, "SIGKILL")
-      }
+      this.killedAfterExit += liveMembers(this.pid)
+      // Even when the count found nobody: a member being forked right now
+      // is not in /proc yet, and the group signal reaches it all the same.
+      send(-this.pid, "SIGKILL")
     }
     // From here on the group id may be reused: never signal it again.
     this.registry.delete(this)
@@ -821,6 +893,7 @@ class Child {
       stopped: this.stopReason,
       killedAfterExit: this.killedAfterExit,
       escapedSignalled: this.escaped.size,
+      confinement: this.confinement,
       pipesForcedClosed: this.pipesForcedClosed,
       unkillable: this.exit === undefined,
       durationMillis: this.clock.unsafeCurrentTimeMillis() - this.startedAt,
@@ -865,10 +938,13 @@ const millis = (input: Duration.DurationInput | undefined, fallback: Duration.Du
   Duration.toMillis(input ?? fallback)
 
 /**
- * @since 0.1.0
+ * A runner that confines every command with `sandbox` (none: unconfined).
+ *
+ * @since 0.3.0
  * @category constructors
  */
-export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(function*() {
+export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Service, never, Scope.Scope> =>
+  Effect.gen(function*() {
   const live = new Set<Child>()
   const killWait = Duration.toMillis(defaults.killWait)
 
@@ -889,13 +965,31 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
       yield* Deferred.succeed(child.settled, child.finish())
     })
 
+  /**
+   * Waits, until `until`, for the escapees signalled with the leader to
+   * die; the leader dying first (it may exit at once on SIGTERM) must not
+   * spare an escapee that ignores SIGTERM its SIGKILL.
+   */
+  const awaitEscapees = (child: Child, until: number): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const wait = until - child.clock.unsafeCurrentTimeMillis()
+      if (wait <= 0 || child.liveEscapees().length === 0) return Effect.void
+      return Effect.zipRight(Effect.sleep(Math.min(wait, 20)), awaitEscapees(child, until))
+    })
+
   /** SIGTERM, grace, SIGKILL: runs once per child, whoever asks first. */
   const killSequence = (child: Child, graceMillis: number): Effect.Effect<void> =>
     Effect.gen(function*() {
       if (child.exit !== undefined) return
+      const graceEnd = child.clock.unsafeCurrentTimeMillis() + graceMillis
       child.signal("SIGTERM")
       const exited = yield* Effect.timeoutOption(Deferred.await(child.exited), graceMillis)
-      if (Option.isSome(exited)) return
+      if (Option.isSome(exited)) {
+        if (child.escaped.size === 0) return
+        yield* awaitEscapees(child, graceEnd)
+        child.signalEscaped("SIGKILL")
+        return
+      }
       child.signal("SIGKILL")
       const killed = yield* Effect.timeoutOption(Deferred.await(child.exited), killWait)
       if (Option.isNone(killed)) yield* Deferred.succeed(child.gaveUp, undefined)
@@ -944,9 +1038,37 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
     const clock = yield* Effect.clock
     const graceMillis = millis(options.killGrace, defaults.killGrace)
     const drainMillis = millis(options.drainTimeout, defaults.drainTimeout)
+    const launch = sandbox === undefined
+      ? undefined
+      : yield* Effect.mapError(
+        sandbox.prepare({
+          command: options.command,
+          args: options.args ?? [],
+          cwd: options.cwd,
+          env: options.env
+        }, options.policy),
+        (error) =>
+          new SpawnError({
+            command: options.command,
+            reason: "sandbox",
+            errno: "ESANDBOX",
+            detail: error.reason === "unavailable"
+              ? `it must run in a sandbox, and none is available here. ${error.detail}`
+              : `the sandbox could not be set up. ${error.detail}`
+          })
+      )
     const acquire = Effect.flatMap(
       Effect.try({
-        try: () => new Child(options, clock, runtime, live),
+        try: () =>
+          new Child(
+            options,
+            launch ?? { command: options.command, args: options.args ?? [], cwd: options.cwd, env: options.env },
+            launch?.confinement,
+            launch?.pidNamespace ?? false,
+            clock,
+            runtime,
+            live
+          ),
         catch: (error) => error
       }),
       (child) =>
@@ -1007,10 +1129,30 @@ export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.gen(funct
 })
 
 /**
+ * A runner without a sandbox.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Service, never, Scope.Scope> = makeWith(undefined)
+
+/**
  * The runner, owning every process it starts: closing the layer kills
- * whatever still runs.
+ * whatever still runs. Commands run unconfined: see {@link layerSandboxed}.
  *
  * @since 0.1.0
  * @category layers
  */
 export const layer: Layer.Layer<ProcessRunner> = Layer.scoped(ProcessRunner, make)
+
+/**
+ * The runner, with every command confined by the {@link Sandbox.Sandbox}
+ * it is given.
+ *
+ * @since 0.3.0
+ * @category layers
+ */
+export const layerSandboxed: Layer.Layer<ProcessRunner, never, Sandbox.Sandbox> = Layer.scoped(
+  ProcessRunner,
+  Effect.flatMap(Sandbox.Sandbox, makeWith)
+)

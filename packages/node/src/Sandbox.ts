@@ -1,0 +1,538 @@
+/**
+ * The OS sandbox around every command the runtime runs: what a command can
+ * read, write and reach, bounded by the kernel rather than by a check of
+ * where the command starts.
+ *
+ * Policies use the vocabulary of the agent CLIs:
+ *
+ * - `read-only`: the whole system readable (denied paths excepted), nothing
+ *   writable but a private temporary directory at `/tmp`.
+ * - `workspace-write` (the default): the same, plus the workspace and the
+ *   configured extra paths writable.
+ * - `danger-full-access`: no sandbox at all. Never a default: it must be
+ *   asked for, and every use is logged as a warning.
+ *
+ * Paths denied for reading (by default `~/.ssh`, `~/.aws`,
+ * `~/.config/gcloud`, `~/.netrc`, `~/.npmrc` and the settings files
+ * themselves) are masked: a denied directory appears empty and read-only,
+ * a denied file appears empty and cannot be written, renamed or removed
+ * (it is a mount point). A denied path that does not exist when the
+ * command starts cannot be masked; where it lies inside a writable tree a
+ * command could create it.
+ *
+ * The network is `off` (a network namespace of its own: only its own
+ * loopback), `on`, or limited to an allowlist of domains: the namespace is
+ * still private, and a proxy the runtime runs (see {@link NetworkProxy})
+ * is the one way out, for programs that honour `HTTP_PROXY`/`HTTPS_PROXY`.
+ *
+ * Backends. The Linux backend is bubblewrap (`bwrap`, Debian/Ubuntu
+ * package `bubblewrap`, Fedora `bubblewrap`): a new PID namespace, so that
+ * killing the sandbox's first process kills every process inside it,
+ * `setsid` or not; `--die-with-parent`, so that the sandbox dies with the
+ * runtime even when the runtime is killed by SIGKILL; `--new-session`, so
+ * that a command cannot push input into a terminal (TIOCSTI); a fresh
+ * `/proc` and a minimal `/dev`. A backend is a function from a launch and
+ * a policy to another launch plus how to stop it ({@link Prepared}): a
+ * macOS backend would wrap the command in `sandbox-exec` with a Seatbelt
+ * profile built from the same {@link Plan}, and callers would not change.
+ * It is not written yet: on macOS the sandbox reports itself unavailable.
+ *
+ * Without a backend (bwrap missing, unprivileged user namespaces switched
+ * off, another platform), `fallback` decides: `refuse` (the default) fails
+ * every command with a {@link SandboxError} that says what is missing and
+ * how to install it; `unconfined` runs commands without a sandbox and says
+ * so in every result.
+ *
+ * @since 0.3.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+
+// ---------------------------------------------------------------------------
+// models
+// ---------------------------------------------------------------------------
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export const Policy = Schema.Literal("read-only", "workspace-write", "danger-full-access")
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Policy = typeof Policy.Type
+
+/**
+ * How strict each policy is, for merging: the stricter one wins.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export const strictness: Readonly<Record<Policy, number>> = {
+  "read-only": 2,
+  "workspace-write": 1,
+  "danger-full-access": 0
+}
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Network =
+  | { readonly _tag: "Off" }
+  | { readonly _tag: "On" }
+  | {
+    readonly _tag: "Allowlist"
+    readonly allowedDomains: ReadonlyArray<string>
+    readonly deniedDomains: ReadonlyArray<string>
+  }
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export type Fallback = "refuse" | "unconfined"
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface Config {
+  /** The workspace root: writable under `workspace-write`. */
+  readonly workspace: string
+  /** Default `workspace-write`. */
+  readonly policy?: Policy | undefined
+  /** Writable beside the workspace under `workspace-write` (caches, a second checkout). */
+  readonly writablePaths?: ReadonlyArray<string> | undefined
+  /** Masked for reading, added to {@link defaultDenyRead}. */
+  readonly denyRead?: ReadonlyArray<string> | undefined
+  /** Replaces {@link defaultDenyRead} (relative to the home directory) when set. */
+  readonly replaceDefaultDenyRead?: boolean | undefined
+  /** Default off. */
+  readonly network?: Network | undefined
+  /** What happens when there is no sandbox backend. Default `refuse`. */
+  readonly fallback?: Fallback | undefined
+  /** The bubblewrap program. Default `bwrap` from `PATH`. */
+  readonly bwrap?: string | undefined
+  /** The home directory the default denied paths are under. Default `os.homedir()`. */
+  readonly home?: string | undefined
+  /**
+   * Starts the network proxy for an allowlist; given by the layer that
+   * knows how ({@link layer} wires the built-in one).
+   */
+  readonly proxy?: ProxyStarter | undefined
+}
+
+/**
+ * Where `~` paths go: denied for reading unless `replaceDefaultDenyRead`.
+ *
+ * @since 0.3.0
+ * @category defaults
+ */
+export const defaultDenyRead: ReadonlyArray<string> = [
+  "~/.ssh",
+  "~/.aws",
+  "~/.config/gcloud",
+  "~/.netrc",
+  "~/.npmrc"
+]
+
+/**
+ * How one command was (or was not) confined: in every result.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Confinement {
+  /** `none`: the command ran without a sandbox. */
+  readonly backend: "bubblewrap" | "none"
+  readonly policy: Policy
+  readonly network: "off" | "on" | "allowlist"
+  /** Why there is no sandbox, when there is none. */
+  readonly unconfinedBecause: "full-access" | "unavailable" | undefined
+  /** One line for people and models, e.g. `sandbox: workspace-write (bubblewrap), network off`. */
+  readonly summary: string
+}
+
+/**
+ * A program to start, before and after confinement.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Launch {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string | undefined
+  readonly env: Readonly<Record<string, string | undefined>> | undefined
+}
+
+/**
+ * A confined launch, with what the process runner must know to stop it.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Prepared extends Launch {
+  readonly confinement: Confinement
+  /**
+   * The command runs in a PID namespace whose first process is a child of
+   * the started program: signal the namespace's members for a graceful
+   * stop, and kill its first process to kill them all.
+   */
+  readonly pidNamespace: boolean
+}
+
+/**
+ * What the sandbox can do on this machine.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Status {
+  readonly backend: "bubblewrap" | "none"
+  readonly available: boolean
+  /** Why it is not available, and how to fix it. */
+  readonly problem: string | undefined
+}
+
+/**
+ * A filesystem and network layout, independent of the backend.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Plan {
+  readonly policy: Policy
+  /** Real paths, readable and writable. */
+  readonly writable: ReadonlyArray<string>
+  /** Real paths, readable only (the workspace under `read-only`). */
+  readonly readable: ReadonlyArray<string>
+  /** Real paths that exist, masked. */
+  readonly denied: ReadonlyArray<{ readonly path: string; readonly directory: boolean }>
+  /** The host directory shown as `/tmp` inside. */
+  readonly privateTmp: string
+  readonly network: Network
+}
+
+/**
+ * Starts a proxy for an allowlist inside the layer's scope; the launch
+ * it wraps runs a bridge to it inside the sandbox.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type ProxyStarter = (options: {
+  /** A host directory the sandbox sees as `/tmp`: put the socket there. */
+  readonly directory: string
+  readonly network: Extract<Network, { _tag: "Allowlist" }>
+}) => Effect.Effect<ProxyHandle, unknown, Scope.Scope>
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface ProxyHandle {
+  /** Wraps the command (inside the sandbox) so that it reaches the proxy. */
+  readonly wrap: (launch: Launch) => Launch
+}
+
+// ---------------------------------------------------------------------------
+// errors
+// ---------------------------------------------------------------------------
+
+/**
+ * A command was not run because it could not be confined.
+ *
+ * @since 0.3.0
+ * @category errors
+ */
+export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxError", {
+  reason: Schema.Literal("unavailable", "setup_failed"),
+  /** What is missing and how to get it. */
+  detail: Schema.String
+}) {
+  get retryable(): boolean {
+    return false
+  }
+  override get message(): string {
+    return this.reason === "unavailable"
+      ? `The command was not run: it must run in a sandbox, and none is available here. ${this.detail}`
+      : `The command was not run: the sandbox could not be set up. ${this.detail}`
+  }
+}
+
+// ---------------------------------------------------------------------------
+// service
+// ---------------------------------------------------------------------------
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface Service {
+  readonly status: Status
+  /** The policy commands get unless they ask for another. */
+  readonly policy: Policy
+  /** The summary line a command would get under `policy` (default: the configured one). */
+  readonly describe: (policy?: Policy | undefined) => string
+  /**
+   * Wraps a launch so that it runs confined. `policy` overrides the
+   * configured one for this command (`danger-full-access` to run a command
+   * outside the sandbox: the caller must have asked the user).
+   */
+  readonly prepare: (launch: Launch, policy?: Policy | undefined) => Effect.Effect<Prepared, SandboxError>
+}
+
+/**
+ * @since 0.3.0
+ * @category tags
+ */
+export class Sandbox extends Context.Tag("@tool-runtime/node/Sandbox")<Sandbox, Service>() {}
+
+// ---------------------------------------------------------------------------
+// layout
+// ---------------------------------------------------------------------------
+
+const expandHome = (path: string, home: string): string =>
+  path === "~" ? home : path.startsWith("~/") ? NodePath.join(home, path.slice(2)) : path
+
+const realOrUndefined = (path: string): string | undefined =>
+  Either.getOrUndefined(Either.try(() => NodeFs.realpathSync(path)))
+
+/** The layout of a policy. Paths that do not exist are left out: nothing to bind or mask. */
+export const plan = (config: Config, policy: Policy, privateTmp: string): Plan => {
+  const home = config.home ?? NodeOs.homedir()
+  const workspace = realOrUndefined(config.workspace) ?? NodePath.resolve(config.workspace)
+  const extra = (config.writablePaths ?? []).map((path) => realOrUndefined(expandHome(path, home)))
+    .filter((path): path is string => path !== undefined)
+  const deniedInput = [...(config.replaceDefaultDenyRead === true ? [] : defaultDenyRead), ...(config.denyRead ?? [])]
+  const denied: Array<{ path: string; directory: boolean }> = []
+  const seen = new Set<string>()
+  for (const input of deniedInput) {
+    const absolute = NodePath.resolve(workspace, expandHome(input, home))
+    const real = realOrUndefined(absolute)
+    if (real === undefined || seen.has(real)) continue
+    seen.add(real)
+    const stat = Either.getOrUndefined(Either.try(() => NodeFs.statSync(real)))
+    if (stat === undefined) continue
+    denied.push({ path: real, directory: stat.isDirectory() })
+  }
+  return {
+    policy,
+    writable: policy === "workspace-write" ? [workspace, ...extra] : [],
+    readable: policy === "read-only" ? [workspace] : [],
+    denied,
+    privateTmp,
+    network: config.network ?? { _tag: "Off" }
+  }
+}
+
+/**
+ * The bubblewrap arguments of a plan, before `--` and the command. Order
+ * matters: later mounts cover earlier ones, so the denied paths come last.
+ */
+export const bubblewrapArgs = (layout: Plan, cwd: string | undefined): ReadonlyArray<string> => {
+  const args = [
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(layout.network._tag === "On" ? [] : ["--unshare-net"]),
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--bind",
+    layout.privateTmp,
+    "/tmp"
+  ]
+  for (const path of layout.readable) args.push("--ro-bind", path, path)
+  for (const path of layout.writable) args.push("--bind", path, path)
+  for (const denied of layout.denied) {
+    if (denied.directory) args.push("--tmpfs", denied.path, "--remount-ro", denied.path)
+    else args.push("--ro-bind", "/dev/null", denied.path)
+  }
+  args.push("--setenv", "TMPDIR", "/tmp")
+  if (cwd !== undefined) args.push("--chdir", cwd)
+  return args
+}
+
+const networkWord = (network: Network): Confinement["network"] =>
+  network._tag === "Off" ? "off" : network._tag === "On" ? "on" : "allowlist"
+
+const summaryOf = (confinement: Omit<Confinement, "summary">, problem: string | undefined): string => {
+  if (confinement.unconfinedBecause === "full-access") return "sandbox: none (danger-full-access)"
+  if (confinement.unconfinedBecause === "unavailable") {
+    return `sandbox: none (unconfined fallback: ${problem ?? "no sandbox backend"})`
+  }
+  const network = confinement.network === "allowlist" ? "network: allowed domains only" : `network ${confinement.network}`
+  return `sandbox: ${confinement.policy} (${confinement.backend}), ${network}`
+}
+
+// ---------------------------------------------------------------------------
+// probing
+// ---------------------------------------------------------------------------
+
+const installHint =
+  "Install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: `dnf install bubblewrap`; Arch: `pacman -S bubblewrap`), or set the sandbox fallback to \"unconfined\" to run commands without one."
+
+/** Whether bwrap runs here with the namespaces the policies need. */
+const probe = (bwrap: string): Status => {
+  if (process.platform !== "linux") {
+    return {
+      backend: "none",
+      available: false,
+      problem:
+        `There is no sandbox backend for ${process.platform} yet (Linux uses bubblewrap; a macOS Seatbelt backend is planned). Set the sandbox fallback to "unconfined" to run commands without one.`
+    }
+  }
+  const result = NodeChildProcess.spawnSync(bwrap, [
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-net",
+    "--ro-bind",
+    "/",
+    "/",
+    "--proc",
+    "/proc",
+    "--",
+    "true"
+  ], { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000, encoding: "utf8" })
+  if (result.error !== undefined) {
+    const code = (result.error as NodeJS.ErrnoException).code
+    return {
+      backend: "bubblewrap",
+      available: false,
+      problem: code === "ENOENT"
+        ? `bubblewrap (\`${bwrap}\`) is not installed. ${installHint}`
+        : `bubblewrap (\`${bwrap}\`) could not be started (${code ?? "error"}). ${installHint}`
+    }
+  }
+  if (result.status !== 0) {
+    const said = (result.stderr ?? "").split("\n")[0]!.slice(0, 200)
+    return {
+      backend: "bubblewrap",
+      available: false,
+      problem:
+        `bubblewrap could not create its namespaces (${said}). Unprivileged user namespaces may be switched off: on Debian/Ubuntu, \`sysctl kernel.unprivileged_userns_clone=1\`; on Ubuntu 24.04+, an AppArmor profile for bwrap (\`kernel.apparmor_restrict_unprivileged_userns\`).`
+    }
+  }
+  return { backend: "bubblewrap", available: true, problem: undefined }
+}
+
+// ---------------------------------------------------------------------------
+// constructors
+// ---------------------------------------------------------------------------
+
+/**
+ * Probes the backend and sets up the private `/tmp` (removed when the
+ * scope closes) and, for an allowlist, the proxy.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const bwrap = config.bwrap ?? "bwrap"
+    const configured = config.policy ?? "workspace-write"
+    const fallback = config.fallback ?? "refuse"
+    const network = config.network ?? { _tag: "Off" as const }
+    const status = probe(bwrap)
+    const privateTmp = yield* Effect.acquireRelease(
+      Effect.try({
+        try: () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "tool-runtime-sandbox-")),
+        catch: (error) =>
+          new SandboxError({
+            reason: "setup_failed",
+            detail: `Could not create the sandbox's private temporary directory (${
+              (error as NodeJS.ErrnoException).code ?? "error"
+            }).`
+          })
+      }),
+      (directory) => Effect.sync(() => NodeFs.rmSync(directory, { recursive: true, force: true }))
+    )
+    const proxy = network._tag === "Allowlist" && status.available && config.proxy !== undefined
+      ? yield* Effect.mapError(
+        config.proxy({ directory: privateTmp, network }),
+        () => new SandboxError({ reason: "setup_failed", detail: "The network proxy for the allowed domains could not start." })
+      )
+      : undefined
+    if (network._tag === "Allowlist" && status.available && proxy === undefined) {
+      return yield* new SandboxError({
+        reason: "setup_failed",
+        detail: "An allowlist of domains needs a network proxy, and none was configured."
+      })
+    }
+
+    const confinementOf = (policy: Policy): Confinement => {
+      const base = {
+        backend: policy === "danger-full-access" || !status.available ? "none" as const : "bubblewrap" as const,
+        policy,
+        network: policy === "danger-full-access" || !status.available ? "on" as const : networkWord(network),
+        unconfinedBecause: policy === "danger-full-access"
+          ? "full-access" as const
+          : status.available
+          ? undefined
+          : "unavailable" as const
+      }
+      return { ...base, summary: summaryOf(base, status.problem?.split(".")[0]) }
+    }
+
+    const prepare = (launch: Launch, requested?: Policy | undefined): Effect.Effect<Prepared, SandboxError> =>
+      Effect.suspend((): Effect.Effect<Prepared, SandboxError> => {
+        const policy = requested ?? configured
+        const confinement = confinementOf(policy)
+        if (policy === "danger-full-access") {
+          return Effect.as(
+            Effect.logWarning("A command runs without a sandbox (danger-full-access)."),
+            { ...launch, confinement, pidNamespace: false }
+          )
+        }
+        if (!status.available) {
+          if (fallback === "refuse") {
+            return Effect.fail(new SandboxError({ reason: "unavailable", detail: status.problem ?? installHint }))
+          }
+          return Effect.succeed({ ...launch, confinement, pidNamespace: false })
+        }
+        const inner = proxy === undefined ? launch : proxy.wrap(launch)
+        const args = [...bubblewrapArgs(plan(config, policy, privateTmp), inner.cwd), "--", inner.command, ...inner.args]
+        return Effect.succeed({
+          command: bwrap,
+          args,
+          cwd: inner.cwd,
+          env: inner.env,
+          confinement,
+          pidNamespace: true
+        })
+      })
+
+    return {
+      status,
+      policy: configured,
+      describe: (policy) => confinementOf(policy ?? configured).summary,
+      prepare
+    } satisfies Service
+  })
+
+/**
+ * @since 0.3.0
+ * @category layers
+ */
+export const layer = (config: Config): Layer.Layer<Sandbox, SandboxError> => Layer.scoped(Sandbox, make(config))
