@@ -15,10 +15,17 @@
  *    `bypassPermissions`) or deny (writes in `plan`);
  * 6. allow rules, those of the settings and those the person added with
  *    "always allow" in this session;
- * 7. the person, through the `Approver`. What asking means depends on the
+ * 7. with `autoAllowSandboxedCommands`, a command confined to the OS
+ *    sandbox, in `default` and `acceptEdits` (see `SandboxRules`);
+ * 8. the person, through the `Approver`. What asking means depends on the
  *    mode: `dontAsk` denies, `bypassPermissions` allows, `plan` denies
  *    writes; with no one to ask, the call is denied and the model is told
  *    why.
+ *
+ * A command that asks to run outside the sandbox (`sandbox: "unconfined"`
+ * on its subject) always reaches the person: from step 3 on, a hook's allow,
+ * the mode's allow and allow rules only add to the trail, `bypassPermissions`
+ * asks, and where no one can be asked it is denied, saying why.
  *
  * A shell command made of several commands (`a && b`, `a | b`, `$(...)`,
  * subshells) is allowed by rules only if every command in it is, and is
@@ -52,6 +59,7 @@ import * as Mode from "./Mode.js"
 import * as PermissionAudit from "./PermissionAudit.js"
 import * as PermissionHooks from "./PermissionHooks.js"
 import * as Rule from "./Rule.js"
+import * as SandboxRules from "./SandboxRules.js"
 import type * as Settings from "./Settings.js"
 import * as ShellCommand from "./ShellCommand.js"
 
@@ -77,6 +85,15 @@ export interface Config {
   readonly tools?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
   readonly hooks?: ReadonlyArray<PermissionHooks.Before> | undefined
   readonly onDecision?: PermissionAudit.Listener | undefined
+  /**
+   * Allow without asking a command its tool confines to the OS sandbox
+   * (`sandbox: "confined"` on the subject) when no deny rule, ask rule,
+   * hook, mode or allow rule decided it, in `default` and `acceptEdits`.
+   * Default: off. It never allows a command that asks to leave the sandbox.
+   *
+   * @since 0.3.0
+   */
+  readonly autoAllowSandboxedCommands?: boolean | undefined
 }
 
 /**
@@ -97,7 +114,7 @@ export const defaultTools: Readonly<Record<string, ReadonlyArray<string>>> = {
 /**
  * An engine configuration from loaded settings; `options` adds what a
  * settings file does not say (the workspace, hooks, a listener) and may
- * override the mode (a command-line flag).
+ * override the mode and `autoAllowSandboxedCommands` (command-line flags).
  *
  * @since 0.1.0
  * @category constructors
@@ -108,6 +125,7 @@ export const configFromSettings = (
 ): Config => ({
   ...options,
   mode: options.mode ?? settings.defaultMode,
+  autoAllowSandboxedCommands: options.autoAllowSandboxedCommands ?? settings.autoAllowSandboxedCommands,
   allow: settings.allow,
   ask: settings.ask,
   deny: settings.deny
@@ -179,7 +197,12 @@ const compileAll = (
 
 type Target =
   | { readonly _tag: "None" }
-  | { readonly _tag: "Command"; readonly command: string; readonly parsed: ShellCommand.Parsed }
+  | {
+    readonly _tag: "Command"
+    readonly command: string
+    readonly parsed: ShellCommand.Parsed
+    readonly sandbox: SandboxRules.Placement
+  }
   | {
     readonly _tag: "Path"
     readonly path: string
@@ -193,7 +216,12 @@ const analyse = (subject: Policy.Subject, location: Rule.Location): Target => {
     case "None":
       return subject
     case "Command":
-      return { _tag: "Command", command: subject.command, parsed: ShellCommand.parse(subject.command) }
+      return {
+        _tag: "Command",
+        command: subject.command,
+        parsed: ShellCommand.parse(subject.command),
+        sandbox: subject.sandbox
+      }
     case "Path": {
       const path = Rule.resolve(subject.path, location)
       return { _tag: "Path", path, access: subject.access, inside: Rule.isInside(path, location.workspaceRoot) }
@@ -338,7 +366,13 @@ const describeSubject = (target: Target): string | undefined => {
     case "None":
       return undefined
     case "Command":
-      return `command: ${target.command}`
+      return `command: ${target.command}${
+        target.sandbox === "confined"
+          ? " (in the sandbox)"
+          : target.sandbox === "unconfined"
+          ? " (asks to run outside the sandbox)"
+          : ""
+      }`
     case "Path":
       return `${target.access === "write" ? "writes" : "reads"} ${target.path}`
     case "Url":
@@ -409,6 +443,8 @@ export const make = (
         const mode = yield* Ref.get(modeRef)
         const tool = request.tool
         const trail: Array<string> = []
+        // Set once a sandbox rule applies, for the audit.
+        let sandboxRule: PermissionAudit.SandboxRule | undefined = undefined
         const inputText = (input: unknown) => {
           const text = redact(StableJson.stringify(input))
           return text.length > maxInputChars ? `${text.slice(0, maxInputChars)}… (${text.length} characters)` : text
@@ -440,6 +476,10 @@ export const make = (
               asked: details.asked ?? false,
               stored: (details.stored ?? []).map(redact),
               subject: subject === undefined ? undefined : redact(subject),
+              ...(details.target?._tag === "Command" && details.target.sandbox !== undefined
+                ? { sandbox: details.target.sandbox }
+                : {}),
+              ...(sandboxRule === undefined ? {} : { sandboxRule }),
               input: inputText(details.input),
               at: yield* Clock.currentTimeMillis
             }
@@ -451,6 +491,7 @@ export const make = (
               "permission.asked": decision.asked,
               "permission.rewritten": decision.rewritten,
               "permission.subject": decision.subject ?? "",
+              "permission.sandbox_rule": decision.sandboxRule ?? "",
               "permission.input": decision.input
             })
             if (config.onDecision !== undefined) {
@@ -523,6 +564,8 @@ export const make = (
 
         const target = analyse(before.subject, location)
         const facts = factsOf(tool, target)
+        const placement = target._tag === "Command" ? target.sandbox : undefined
+        const unconfined = placement === "unconfined"
         const checkDeny = (t: Target) => {
           for (const rule of forTool(denyRules, tool.name)) {
             const match = restrictiveMatch(rule, t)
@@ -553,11 +596,11 @@ export const make = (
             hook.stopTurn
           )
         }
-        if (hook._tag === "Allow") return yield* allowed({ _tag: "Hook", hook: hook.hook }, hook.reason, target)
 
         const askPerson = (why: string, offer: boolean) =>
           Effect.gen(function*() {
-            const answer = Mode.onAsk(mode, facts)
+            if (unconfined) sandboxRule = "unsandboxed-always-asks"
+            const answer = SandboxRules.onAsk(mode, facts, placement)
             if (answer._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, answer.reason, target)
             if (answer._tag === "Deny") {
               return yield* denied({ _tag: "Mode", mode }, answer.reason, { input: before.input, target })
@@ -670,28 +713,44 @@ export const make = (
             }))
           })
 
+        // A command leaving the sandbox: nothing below may allow it without a question.
+        const sandboxNote = unconfined ? `; ${SandboxRules.unconfinedReason}` : ""
+        if (hook._tag === "Allow") {
+          if (!unconfined) return yield* allowed({ _tag: "Hook", hook: hook.hook }, hook.reason, target)
+          trail.push(`hook ${hook.hook} allows it`)
+          return yield* askPerson(SandboxRules.unconfinedReason, false)
+        }
+
         // 4. Ask rules, and hooks that want a person to decide.
         for (const rule of forTool(askRules, tool.name)) {
           const match = restrictiveMatch(rule, target)
           if (match !== undefined) {
             trail.push(`ask rule ${match.rule}`)
             return yield* askPerson(
-              `the ask rule ${match.rule} matches${match.detail === undefined ? "" : ` (${match.detail})`}`,
+              `the ask rule ${match.rule} matches${
+                match.detail === undefined ? "" : ` (${match.detail})`
+              }${sandboxNote}`,
               false
             )
           }
         }
         if (hook._tag === "Ask") {
           trail.push(`hook ${hook.hook}`)
-          return yield* askPerson(`the ${hook.hook} hook asks: ${hook.reason}`, false)
+          return yield* askPerson(`the ${hook.hook} hook asks: ${hook.reason}${sandboxNote}`, false)
         }
 
         // 5. The mode.
         const step = Mode.decide(mode, facts)
-        if (step._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, step.reason, target)
         if (step._tag === "Deny") {
           return yield* denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
         }
+        if (unconfined) {
+          trail.push(`mode ${mode}: ${step.reason}`)
+          const byRule = allowMatch(forTool(allowRules, tool.name), target)
+          if (byRule !== undefined) trail.push(`allow rule ${byRule.join(", ")} matches`)
+          return yield* askPerson(SandboxRules.unconfinedReason, false)
+        }
+        if (step._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, step.reason, target)
 
         // 6. Allow rules, then those stored this session.
         const byRule = allowMatch(forTool(allowRules, tool.name), target)
@@ -707,7 +766,13 @@ export const make = (
           )
         }
 
-        // 7. Nothing decided: ask.
+        // 7. A sandboxed command, when the engine auto-allows them.
+        if (SandboxRules.autoAllows(mode, config.autoAllowSandboxedCommands === true, placement)) {
+          sandboxRule = "sandbox-auto-allow"
+          return yield* allowed({ _tag: "Sandbox" }, SandboxRules.autoAllowReason, target)
+        }
+
+        // 8. Nothing decided: ask.
         trail.push(`mode ${mode}: ${step.reason}`)
         return yield* askPerson(`${step.reason} and no rule allows it`, true)
       }).pipe((decide) => traced(request, decide))

@@ -22,6 +22,27 @@ export type DecidedBy =
     readonly answer: "allow_once" | "allow_always" | "allow_with_input" | "deny"
   }
   | { readonly _tag: "NoApprover" }
+  /**
+   * A command confined to the OS sandbox, allowed without asking because the
+   * engine auto-allows sandboxed commands (`autoAllowSandboxedCommands`).
+   *
+   * @since 0.3.0
+   */
+  | { readonly _tag: "Sandbox" }
+
+/**
+ * Which sandbox rule shaped a decision, when one did:
+ *
+ * - `sandbox-auto-allow`: a confined command no rule decided was allowed
+ *   without asking;
+ * - `unsandboxed-always-asks`: the command asked to run outside the sandbox,
+ *   so a person was asked (or, where no one can be, it was denied) whatever
+ *   an allow rule, a hook's allow or the mode would have said.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type SandboxRule = "sandbox-auto-allow" | "unsandboxed-always-asks"
 
 /**
  * @since 0.1.0
@@ -43,6 +64,20 @@ export interface Decision {
   /** Rules stored by an "always allow" answer. */
   readonly stored: ReadonlyArray<string>
   readonly subject: string | undefined
+  /**
+   * Where the command was to run, as the tool said (`confined`, `unconfined`);
+   * absent when it did not say or the call is not a command.
+   *
+   * @since 0.3.0
+   */
+  readonly sandbox?: "confined" | "unconfined" | undefined
+  /**
+   * The sandbox rule that shaped the decision; absent when none did (a deny
+   * rule, for one, decides before any sandbox rule).
+   *
+   * @since 0.3.0
+   */
+  readonly sandboxRule?: SandboxRule | undefined
   readonly input: string
   /** Milliseconds since the epoch, from `Clock`. */
   readonly at: number
@@ -57,7 +92,7 @@ export interface Decision {
 export type Listener = (decision: Decision) => Effect.Effect<void>
 
 /**
- * `deny rule Bash(rm:*)`, `mode plan`, `approver (allow once)`…
+ * `deny rule Bash(rm:*)`, `mode plan`, `approver (allow once)`, `sandbox auto-allow`…
  *
  * @since 0.1.0
  * @category formatting
@@ -74,5 +109,7 @@ export const describe = (decidedBy: DecidedBy): string => {
       return `approver (${decidedBy.answer.replace(/_/g, " ")})`
     case "NoApprover":
       return "no approver available"
+    case "Sandbox":
+      return "sandbox auto-allow"
   }
 }

@@ -6,12 +6,24 @@
  *                    "deny": ["Read(.env)"], "defaultMode": "acceptEdits" } }
  * ```
  *
+ * The top-level `sandbox` object is shared with the node package's sandbox
+ * settings; only `autoAllowSandboxedCommands` is read here (see
+ * `SandboxRules`), and its other keys are the sandbox's business, ignored
+ * here rather than reported:
+ *
+ * ```json
+ * { "sandbox": { "autoAllowSandboxedCommands": true, "network": { "allow": ["registry.npmjs.org"] } } }
+ * ```
+ *
  * Files are read at two levels, the user's and the project's. When both set
  * the mode, the project wins; rule lists are combined, so neither level can
  * remove a deny or an ask rule of the other (combining only ever adds
- * safety), and the allow rules of both apply. Other keys of the file belong
- * to other parts of the agent and are ignored; inside `permissions`, an
- * unknown key is an error, so a typo (`"alow"`) cannot silently drop rules.
+ * safety), and the allow rules of both apply. Auto-allowing sandboxed
+ * commands is on only when the user's file turns it on and no file turns it
+ * off: a repository may switch it off for itself, never on, since it must not
+ * grant itself commands that run without asking. Other keys of the file
+ * belong to other parts of the agent and are ignored; inside `permissions`,
+ * an unknown key is an error, so a typo (`"alow"`) cannot silently drop rules.
  *
  * A file that does not decode fails with a `SettingsError` naming the file,
  * the field and what was expected there.
@@ -58,13 +70,32 @@ export const Permissions = Schema.Struct({
 }).annotations({ identifier: "Permissions" })
 
 /**
- * A settings file: only `permissions` is read here.
+ * What this package reads of the `sandbox` object of a settings file. The
+ * object's other keys belong to the node package's sandbox settings: they
+ * are ignored here, not errors.
+ *
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Sandbox = Schema.Struct({
+  autoAllowSandboxedCommands: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      message: (issue) => ({ message: `expected true or false; got ${JSON.stringify(issue.actual)}`, override: true })
+    }),
+    { exact: true }
+  )
+}).annotations({ identifier: "Sandbox" })
+
+/**
+ * A settings file: only `permissions` and `sandbox` are read here.
  *
  * @since 0.1.0
  * @category schemas
  */
 export const SettingsFile = Schema.Struct({
-  permissions: Schema.optionalWith(Schema.Unknown, { exact: true })
+  permissions: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  /** @since 0.3.0 */
+  sandbox: Schema.optionalWith(Schema.Unknown, { exact: true })
 }).annotations({ identifier: "SettingsFile" })
 
 /**
@@ -80,6 +111,13 @@ export interface Settings {
   readonly defaultMode: Mode.Mode | undefined
   /** Some file said `disableBypassPermissionsMode: "disable"`. */
   readonly bypassDisabled: boolean
+  /**
+   * `sandbox.autoAllowSandboxedCommands`; `undefined` when no file said.
+   * After {@link merge}, `false` once any file said `false`.
+   *
+   * @since 0.3.0
+   */
+  readonly autoAllowSandboxedCommands: boolean | undefined
   /** The files that were read, lowest precedence first. */
   readonly sources: ReadonlyArray<string>
 }
@@ -94,6 +132,7 @@ export const empty: Settings = {
   deny: [],
   defaultMode: undefined,
   bypassDisabled: false,
+  autoAllowSandboxedCommands: undefined,
   sources: []
 }
 
@@ -144,6 +183,7 @@ const issuesOf = (error: ParseResult.ParseError, prefix: ReadonlyArray<PropertyK
 
 const decodeFile = Schema.decodeUnknownEither(Schema.parseJson(SettingsFile))
 const decodePermissions = Schema.decodeUnknownEither(Permissions, { errors: "all", onExcessProperty: "error" })
+const decodeSandbox = Schema.decodeUnknownEither(Sandbox, { errors: "all", onExcessProperty: "ignore" })
 
 /**
  * Decodes the text of one settings file.
@@ -167,11 +207,18 @@ export const decode = (file: string, text: string): Either.Either<Settings, Sett
       })
     )
   }
-  if (parsed.right.permissions === undefined) return Either.right({ ...empty, sources: [file] })
-  const permissions = decodePermissions(parsed.right.permissions)
-  if (Either.isLeft(permissions)) {
-    return Either.left(new SettingsError({ file, issues: issuesOf(permissions.left, ["permissions"]) }))
-  }
+  const permissions = parsed.right.permissions === undefined
+    ? Either.right<typeof Permissions.Type>({})
+    : decodePermissions(parsed.right.permissions)
+  const sandbox = parsed.right.sandbox === undefined
+    ? Either.right<typeof Sandbox.Type>({})
+    : decodeSandbox(parsed.right.sandbox)
+  // Every problem at once, in both objects.
+  const issues = [
+    ...(Either.isLeft(permissions) ? issuesOf(permissions.left, ["permissions"]) : []),
+    ...(Either.isLeft(sandbox) ? sandboxIssuesOf(sandbox.left) : [])
+  ]
+  if (Either.isLeft(permissions) || Either.isLeft(sandbox)) return Either.left(new SettingsError({ file, issues }))
   const p = permissions.right
   return Either.right({
     allow: p.allow ?? [],
@@ -179,9 +226,28 @@ export const decode = (file: string, text: string): Either.Either<Settings, Sett
     deny: p.deny ?? [],
     defaultMode: p.defaultMode,
     bypassDisabled: p.disableBypassPermissionsMode === "disable",
+    autoAllowSandboxedCommands: sandbox.right.autoAllowSandboxedCommands,
     sources: [file]
   })
 }
+
+const sandboxIssuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
+  issuesOf(error, ["sandbox"]).map((issue) =>
+    // Only a `sandbox` that is not an object fails at the top.
+    issue.field === "sandbox" ? { field: "sandbox", expected: "expected an object" } : issue
+  )
+
+/**
+ * What a project's file may say: settings only the user may grant are
+ * dropped. A repository can switch `autoAllowSandboxedCommands` off for
+ * itself, never on. {@link load} applies it to the project's file; callers
+ * merging files themselves must too.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const fromProject = (settings: Settings): Settings =>
+  settings.autoAllowSandboxedCommands === true ? { ...settings, autoAllowSandboxedCommands: undefined } : settings
 
 const union = (a: ReadonlyArray<Rule.Rule>, b: ReadonlyArray<Rule.Rule>): ReadonlyArray<Rule.Rule> => {
   const seen = new Set(a.map(Rule.print))
@@ -192,7 +258,9 @@ const union = (a: ReadonlyArray<Rule.Rule>, b: ReadonlyArray<Rule.Rule>): Readon
  * Merges settings, lowest precedence first (user, then project): the last
  * mode set wins; rule lists are combined. Once any file disables
  * bypassPermissions, no file can make it the default: a repository's
- * settings must not switch off the user's safety.
+ * settings must not switch off the user's safety. Likewise a `false` for
+ * `autoAllowSandboxedCommands` wins over a `true` in either order; pass a
+ * project's settings through {@link fromProject} so that it cannot turn it on.
  *
  * @since 0.1.0
  * @category combinators
@@ -209,6 +277,10 @@ export const merge = (layers: ReadonlyArray<Settings>): Settings =>
         ? (merged.defaultMode === "bypassPermissions" ? undefined : merged.defaultMode)
         : mode,
       bypassDisabled,
+      autoAllowSandboxedCommands:
+        merged.autoAllowSandboxedCommands === false || next.autoAllowSandboxedCommands === false
+          ? false
+          : next.autoAllowSandboxedCommands ?? merged.autoAllowSandboxedCommands,
       sources: [...merged.sources, ...next.sources]
     }
   }, empty)
@@ -231,7 +303,8 @@ export const loadFile = (file: string): Effect.Effect<Settings, SettingsError, F
 
 /**
  * Loads and merges the user's and the project's settings files (either may
- * be absent), the project's taking precedence.
+ * be absent), the project's taking precedence, except that the project's
+ * file cannot turn `autoAllowSandboxedCommands` on (see {@link fromProject}).
  *
  * @since 0.1.0
  * @category loading
@@ -241,6 +314,9 @@ export const load = (files: {
   readonly project?: string | undefined
 }): Effect.Effect<Settings, SettingsError, FileSystem.FileSystem> =>
   Effect.map(
-    Effect.forEach([files.user, files.project].filter((file) => file !== undefined), loadFile),
+    Effect.all([
+      files.user === undefined ? Effect.succeed(empty) : loadFile(files.user),
+      files.project === undefined ? Effect.succeed(empty) : Effect.map(loadFile(files.project), fromProject)
+    ]),
     merge
   )

@@ -14,6 +14,8 @@ export * as PermissionAudit from "./PermissionAudit.js"
 export * as PermissionHooks from "./PermissionHooks.js"
 /** @since 0.1.0 */
 export * as Rule from "./Rule.js"
+/** @since 0.3.0 */
+export * as SandboxRules from "./SandboxRules.js"
 /** @since 0.1.0 */
 export * as Settings from "./Settings.js"
 /** @since 0.1.0 */

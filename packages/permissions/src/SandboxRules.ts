@@ -1,0 +1,106 @@
+/**
+ * How permissions meet the OS sandbox. A shell tool that runs its commands
+ * inside a sandbox (the node package's bubblewrap one) says so on the call's
+ * subject: `confined` when the sandbox bounds what the command can touch,
+ * `unconfined` when the call asks to run outside the sandbox in force, with
+ * full access. Two rules follow, and the engine applies them:
+ *
+ * - **Sandboxed commands may run without asking.** With
+ *   `autoAllowSandboxedCommands` on, a confined command that no deny rule,
+ *   ask rule, hook, mode or allow rule decided is allowed instead of asked
+ *   about, in `default` and `acceptEdits`. Not in `plan`: plan mode is
+ *   read-only, and the engine cannot tell whether the sandbox's policy is.
+ *   Not in `dontAsk`: unattended runs do only what rules allow, so write
+ *   allow rules for the commands they need. (`bypassPermissions` already
+ *   runs them.)
+ * - **Leaving the sandbox always asks.** An unconfined command is asked
+ *   about even when an allow rule or a hook allows it, and in every mode:
+ *   `bypassPermissions` asks too, and where no one can be asked (`dontAsk`,
+ *   no approver) it is denied with a reason saying it asked to run outside
+ *   the sandbox. Deny rules still deny, and `plan` still denies what is not
+ *   read-only. No "always allow" is offered: an allow rule could not answer
+ *   the question next time either.
+ *
+ * A command whose tool does not say (no sandbox in use, or unknown) is
+ * decided as before.
+ *
+ * @since 0.3.0
+ */
+import type * as Policy from "@tool-runtime/core/Policy"
+import * as Mode from "./Mode.js"
+
+/**
+ * Where a command will run, as its tool says: the `sandbox` of core's
+ * `Command` subject.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Placement = Extract<Policy.Subject, { readonly _tag: "Command" }>["sandbox"]
+
+/**
+ * The modes in which `autoAllowSandboxedCommands` allows a confined command.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const autoAllowModes: ReadonlySet<Mode.Mode> = new Set<Mode.Mode>(["default", "acceptEdits"])
+
+/**
+ * Whether a confined command that nothing else decided runs without asking.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const autoAllows = (mode: Mode.Mode, enabled: boolean, placement: Placement): boolean =>
+  enabled && placement === "confined" && autoAllowModes.has(mode)
+
+/**
+ * Why a sandboxed command ran without asking.
+ *
+ * @since 0.3.0
+ * @category messages
+ */
+export const autoAllowReason = "the command runs inside the sandbox, and sandboxed commands are allowed without asking"
+
+/**
+ * Why a command that leaves the sandbox is asked about.
+ *
+ * @since 0.3.0
+ * @category messages
+ */
+export const unconfinedReason =
+  "the command asks to run outside the sandbox, with full access, and that always needs a person's approval"
+
+/**
+ * What the model is told when a command that leaves the sandbox cannot be
+ * asked about because the mode never asks.
+ *
+ * @since 0.3.0
+ * @category messages
+ */
+export const unconfinedDontAskReason =
+  "the command asks to run outside the sandbox, which always needs a person's approval, and the permission mode is dontAsk, where no one is asked. Run it inside the sandbox, or tell the user what you need"
+
+/**
+ * What "ask" comes to for a command in this mode: {@link Mode.onAsk},
+ * except that a command leaving the sandbox is never allowed without a
+ * question (`bypassPermissions` asks) and, in `dontAsk`, is denied with a
+ * reason saying why.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const onAsk = (mode: Mode.Mode, facts: Mode.Facts, placement: Placement): ReturnType<typeof Mode.onAsk> => {
+  if (placement !== "unconfined") return Mode.onAsk(mode, facts)
+  switch (mode) {
+    case "dontAsk":
+      return { _tag: "Deny", reason: unconfinedDontAskReason }
+    case "bypassPermissions":
+      return { _tag: "Ask" }
+    case "default":
+    case "acceptEdits":
+    case "plan":
+      return Mode.onAsk(mode, facts)
+  }
+}
