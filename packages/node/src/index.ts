@@ -8,6 +8,8 @@ export * as BackgroundJobs from "./BackgroundJobs.js"
 export * as FileArtifactStore from "./FileArtifactStore.js"
 /** @since 0.1.0 */
 export * as FileTools from "./FileTools.js"
+/** @since 0.3.0 */
+export * as NetworkProxy from "./NetworkProxy.js"
 /** @since 0.1.0 */
 export * as OutputHygiene from "./OutputHygiene.js"
 /** @since 0.1.0 */
