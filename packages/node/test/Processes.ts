@@ -4,6 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
 
 export interface PsEntry {
   readonly pid: number
@@ -51,3 +52,45 @@ export const pidsDie = (pids: ReadonlyArray<number>, withinMillis = 1000) =>
     }
     return left
   })
+
+/** Live processes whose environment holds `needle` (zombies run nothing and do not count). */
+export const processesWithEnv = (needle: string): ReadonlyArray<number> => {
+  const found: Array<number> = []
+  for (const name of NodeFs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (!NodeFs.readFileSync(`/proc/${name}/environ`, "latin1").includes(needle)) continue
+      const stat = NodeFs.readFileSync(`/proc/${name}/stat`, "latin1")
+      if (!/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2))) found.push(Number(name))
+    } catch {
+      // Gone while we looked, or not ours to read.
+    }
+  }
+  return found
+}
+
+let markers = 0
+
+/**
+ * A marker for a command's environment, and a census of the processes that
+ * still carry it: every descendant inherits it, wherever it went (another
+ * session, group or PID namespace). Survivors are killed once counted.
+ */
+export const withMarker = () => {
+  const value = `${process.pid}-${++markers}-${performance.now().toFixed(0)}`
+  const needle = `TOOL_RUNTIME_TEST_MARKER=${value}`
+  return {
+    env: { TOOL_RUNTIME_TEST_MARKER: value },
+    survivors: (settleMillis = 300) =>
+      Effect.gen(function*() {
+        const until = performance.now() + settleMillis
+        let left = processesWithEnv(needle)
+        while (left.length > 0 && performance.now() < until) {
+          yield* Effect.sleep("20 millis")
+          left = processesWithEnv(needle)
+        }
+        for (const pid of left) NodeChildProcess.spawnSync("kill", ["-KILL", String(pid)])
+        return left
+      })
+  }
+}

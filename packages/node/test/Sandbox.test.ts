@@ -1,0 +1,305 @@
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as NodeFs from "node:fs"
+import * as NodeNet from "node:net"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import * as OutputHygiene from "../src/OutputHygiene.js"
+import * as ProcessRunner from "../src/ProcessRunner.js"
+import * as Sandbox from "../src/Sandbox.js"
+import { withMarker } from "./Processes.js"
+
+// Real bubblewrap, real processes, a real filesystem. CI installs bwrap;
+// without it these tests fail rather than skip, since the guarantees they
+// check are the reason the sandbox exists.
+
+const scratch = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "sandbox-")))
+afterAll(() => NodeFs.rmSync(scratch, { recursive: true, force: true }))
+let sequence = 0
+const tmp = () => NodeFs.mkdtempSync(NodePath.join(scratch, `t${++sequence}-`))
+
+/** A workspace, a directory outside it, and a home with secrets in the default denied places. */
+const fixture = () => {
+  const root = tmp()
+  const workspace = NodePath.join(root, "ws")
+  const outside = NodePath.join(root, "outside")
+  const home = NodePath.join(root, "home")
+  for (const dir of [workspace, outside, NodePath.join(home, ".ssh"), NodePath.join(home, ".aws")]) {
+    NodeFs.mkdirSync(dir, { recursive: true })
+  }
+  NodeFs.writeFileSync(NodePath.join(home, ".ssh", "id_ed25519"), "PRIVATE-KEY-MARKER\n")
+  NodeFs.writeFileSync(NodePath.join(home, ".netrc"), "machine example.com password NETRC-MARKER\n")
+  NodeFs.writeFileSync(NodePath.join(outside, "kept.txt"), "outside\n")
+  return { workspace, outside, home }
+}
+
+const runnerWith = (config: Sandbox.Config) =>
+  ProcessRunner.layerSandboxed.pipe(Layer.provideMerge(Sandbox.layer(config)))
+
+const bash = (script: string, options?: Omit<ProcessRunner.RunOptions, "command" | "args">) => ({
+  command: "bash",
+  args: ["-c", script],
+  ...options
+})
+
+const text = (output: ProcessRunner.Output) => OutputHygiene.render(output).text
+
+const run = (config: Sandbox.Config, options: ProcessRunner.RunOptions) =>
+  Effect.gen(function*() {
+    const runner = yield* ProcessRunner.ProcessRunner
+    return yield* runner.run(options)
+  }).pipe(Effect.provide(runnerWith(config)))
+
+/** A TCP server on the host's loopback that answers every connection with a word. */
+const loopbackServer = Effect.acquireRelease(
+  Effect.async<{ readonly port: number; readonly server: NodeNet.Server }>((resume) => {
+    const server = NodeNet.createServer((socket) => socket.end("HELLO-FROM-HOST\n"))
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({ port: (server.address() as NodeNet.AddressInfo).port, server })))
+  }),
+  ({ server }) => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
+)
+
+/** A node one-liner that connects to the host's loopback and prints what it got, or the error code. */
+const connectScript = (port: number) =>
+  `${JSON.stringify(process.execPath)} -e ${
+    JSON.stringify(
+      `const s=require("net").connect(${port},"127.0.0.1");s.on("data",d=>process.stdout.write(d));s.on("error",e=>{console.log("ERR "+e.code);process.exit(3)})`
+    )
+  }`
+
+describe("Sandbox", () => {
+  it.live("bubblewrap is available on this machine", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* Sandbox.Sandbox
+      assert.deepStrictEqual(sandbox.status, { backend: "bubblewrap", available: true, problem: undefined })
+    }).pipe(Effect.provide(Sandbox.layer({ workspace: scratch }))))
+
+  describe("filesystem", () => {
+    it.live("writes inside the workspace land; writes outside it fail", () =>
+      Effect.gen(function*() {
+        const { home, outside, workspace } = fixture()
+        const result = yield* run({ workspace, home }, bash(
+          `echo in > inside.txt && echo ok-inside; echo x > ${outside}/new.txt || echo refused-new; echo x >> ${outside}/kept.txt || echo refused-append; echo x > /etc/tool-runtime-test || echo refused-etc`,
+          { cwd: workspace }
+        ))
+        assert.strictEqual(result.exitCode, 0)
+        const out = text(result.stdout)
+        assert.include(out, "ok-inside")
+        assert.include(out, "refused-new")
+        assert.include(out, "refused-append")
+        assert.include(out, "refused-etc")
+        assert.include(text(result.stderr), "Read-only file system")
+        assert.strictEqual(NodeFs.readFileSync(NodePath.join(workspace, "inside.txt"), "utf8"), "in\n")
+        assert.isFalse(NodeFs.existsSync(NodePath.join(outside, "new.txt")))
+        assert.strictEqual(NodeFs.readFileSync(NodePath.join(outside, "kept.txt"), "utf8"), "outside\n")
+        assert.isFalse(NodeFs.existsSync("/etc/tool-runtime-test"))
+        assert.deepStrictEqual(
+          { backend: result.confinement?.backend, policy: result.confinement?.policy },
+          { backend: "bubblewrap", policy: "workspace-write" }
+        )
+      }))
+
+    it.live("denied paths read as empty and cannot be written, renamed or removed", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const result = yield* run({ workspace, home }, bash(
+          [
+            `cat ${home}/.ssh/id_ed25519 2>&1`,
+            `ls -A ${home}/.ssh`,
+            `cat ${home}/.netrc`,
+            `echo stolen > ${home}/.netrc || echo refused-write`,
+            `mv ${home}/.netrc ${home}/netrc.moved || echo refused-move`,
+            `rm -f ${home}/.netrc || echo refused-rm`,
+            `touch ${home}/.ssh/new || echo refused-create`,
+            "echo done"
+          ].join("; "),
+          { cwd: workspace }
+        ))
+        const out = text(result.stdout)
+        assert.notInclude(out, "PRIVATE-KEY-MARKER")
+        assert.notInclude(out, "NETRC-MARKER")
+        for (const word of ["refused-write", "refused-move", "refused-rm", "refused-create", "done"]) {
+          assert.include(out, word)
+        }
+        // The host's files are untouched.
+        assert.include(NodeFs.readFileSync(NodePath.join(home, ".netrc"), "utf8"), "NETRC-MARKER")
+        assert.isFalse(NodeFs.existsSync(NodePath.join(home, "netrc.moved")))
+      }))
+
+    it.live("extra denied paths, given relative to the workspace, are masked too", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        NodeFs.mkdirSync(NodePath.join(workspace, ".tool-runtime"))
+        NodeFs.writeFileSync(NodePath.join(workspace, ".tool-runtime", "settings.json"), "{\"SETTINGS-MARKER\":1}")
+        const result = yield* run(
+          { workspace, home, denyRead: [".tool-runtime/settings.json"] },
+          bash("cat .tool-runtime/settings.json; echo '{}' > .tool-runtime/settings.json || echo refused", {
+            cwd: workspace
+          })
+        )
+        assert.notInclude(text(result.stdout), "SETTINGS-MARKER")
+        assert.include(text(result.stdout), "refused")
+        assert.include(NodeFs.readFileSync(NodePath.join(workspace, ".tool-runtime", "settings.json"), "utf8"), "MARKER")
+      }))
+
+    it.live("read-only: the workspace cannot be written either; the private /tmp can", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const result = yield* run(
+          { workspace, home, policy: "read-only" },
+          bash("echo x > inside.txt || echo refused; echo t > /tmp/scratch && cat /tmp/scratch", { cwd: workspace })
+        )
+        assert.include(text(result.stdout), "refused")
+        assert.include(text(result.stdout), "t")
+        assert.isFalse(NodeFs.existsSync(NodePath.join(workspace, "inside.txt")))
+        assert.strictEqual(result.confinement?.summary, "sandbox: read-only (bubblewrap), network off")
+      }))
+
+    it.live("/tmp inside is private: host files in /tmp are not visible, and it persists across commands", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const hostFile = NodePath.join(NodeOs.tmpdir(), `sandbox-host-${process.pid}.txt`)
+        NodeFs.writeFileSync(hostFile, "HOST-TMP-MARKER")
+        const config = { workspace, home }
+        const [first, second] = yield* Effect.gen(function*() {
+          const runner = yield* ProcessRunner.ProcessRunner
+          const first = yield* runner.run(bash(`cat ${hostFile} 2>&1; echo kept > /tmp/note`))
+          const second = yield* runner.run(bash("cat /tmp/note"))
+          return [first, second] as const
+        }).pipe(Effect.provide(runnerWith(config)), Effect.ensuring(Effect.sync(() => NodeFs.rmSync(hostFile))))
+        assert.notInclude(text(first.stdout), "HOST-TMP-MARKER")
+        assert.strictEqual(text(second.stdout), "kept\n")
+      }))
+
+    it.live("danger-full-access runs the command without a sandbox, and says so", () =>
+      Effect.gen(function*() {
+        const { home, outside, workspace } = fixture()
+        const result = yield* run(
+          { workspace, home },
+          bash(`echo x > ${outside}/full.txt && echo wrote`, { cwd: workspace, policy: "danger-full-access" })
+        )
+        assert.include(text(result.stdout), "wrote")
+        assert.isTrue(NodeFs.existsSync(NodePath.join(outside, "full.txt")))
+        assert.strictEqual(result.confinement?.backend, "none")
+        assert.strictEqual(result.confinement?.summary, "sandbox: none (danger-full-access)")
+      }))
+  })
+
+  describe("network", () => {
+    it.live("off: a server on the host's loopback cannot be reached; on: it can", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const { port } = yield* loopbackServer
+        const off = yield* run({ workspace, home }, bash(connectScript(port)))
+        assert.strictEqual(off.exitCode, 3)
+        assert.include(text(off.stdout), "ERR ECONNREFUSED")
+        const on = yield* run({ workspace, home, network: { _tag: "On" } }, bash(connectScript(port)))
+        assert.strictEqual(text(on.stdout), "HELLO-FROM-HOST\n")
+        assert.strictEqual(on.confinement?.network, "on")
+      })))
+  })
+
+  describe("processes", () => {
+    it.live("ps inside sees only the command's own processes", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const result = yield* run({ workspace, home }, bash("sleep 5 & sleep 0.2; ps -e -o pid=,comm="))
+        const seen = text(result.stdout).trim().split("\n").map((line) => line.trim().split(/\s+/)[1])
+        // bubblewrap's init, the sleep, and ps (bash execs its last command): nothing of the host.
+        assert.deepStrictEqual([...seen].sort(), ["bwrap", "ps", "sleep"])
+        assert.notInclude(text(result.stdout), String(process.pid))
+      }))
+
+    it.live("a normal exit leaves nothing alive: setsid, double forks, nohup, SIGTERM ignored", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const marker = withMarker()
+        const result = yield* run({ workspace, home }, bash(
+          "setsid -f sleep 300; ( ( sleep 300 & ) & ); nohup sleep 300 >/dev/null 2>&1 & setsid bash -c \"trap '' TERM; sleep 300\" & disown; echo started",
+          { env: marker.env }
+        ))
+        assert.strictEqual(text(result.stdout), "started\n")
+        assert.deepStrictEqual(yield* marker.survivors(), [])
+      }))
+
+    it.live("a timeout kills every process inside within the grace, and the result comes at once", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const marker = withMarker()
+        const started = performance.now()
+        const result = yield* run({ workspace, home }, bash(
+          "setsid -f bash -c \"trap '' TERM; sleep 300\"; setsid -f sleep 300; trap '' TERM; while :; do sleep 1; done",
+          { env: marker.env, timeout: 300, killGrace: 200 }
+        ))
+        const elapsed = performance.now() - started
+        assert.strictEqual(result.stopped, "timeout")
+        assert.deepStrictEqual(yield* marker.survivors(), [])
+        // 300 ms limit + 200 ms grace, plus scheduling on a loaded machine; no drain wait.
+        assert.isBelow(elapsed, 1500)
+        assert.isFalse(result.pipesForcedClosed)
+      }))
+
+    it.live("a graceful stop reaches the command inside: SIGTERM first", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const result = yield* run({ workspace, home }, bash(
+          "trap 'echo got-term; exit 0' TERM; echo ready; sleep 30 & wait",
+          { timeout: 500, killGrace: 2000 }
+        ))
+        assert.strictEqual(result.stopped, "timeout")
+        assert.include(text(result.stdout), "got-term")
+      }))
+
+    it.live("interrupting the call kills everything inside", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const marker = withMarker()
+        yield* Effect.gen(function*() {
+          const runner = yield* ProcessRunner.ProcessRunner
+          const fiber = yield* Effect.fork(runner.run(bash(
+            "setsid -f bash -c \"trap '' TERM; sleep 300\"; echo up; sleep 300",
+            { env: marker.env, killGrace: 200 }
+          )))
+          yield* Effect.sleep("300 millis")
+          const exit = yield* Fiber.interrupt(fiber)
+          assert.isTrue(Exit.isInterrupted(exit))
+        }).pipe(Effect.provide(runnerWith({ workspace, home })))
+        assert.deepStrictEqual(yield* marker.survivors(), [])
+      }))
+  })
+
+  describe("without a backend", () => {
+    it.live("fallback refuse: the command does not run, and the error says what to install", () =>
+      Effect.gen(function*() {
+        const { home, outside, workspace } = fixture()
+        const exit = yield* Effect.exit(
+          run({ workspace, home, bwrap: "/nonexistent/bwrap" }, bash(`touch ${outside}/ran`))
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        const error = Exit.isFailure(exit) ? exit.cause : undefined
+        const failure = error?._tag === "Fail" ? error.error : undefined
+        assert.instanceOf(failure, ProcessRunner.SpawnError)
+        assert.strictEqual(failure?.reason, "sandbox")
+        assert.include(failure?.message, "apt-get install bubblewrap")
+        assert.include(failure?.message, "unconfined")
+        assert.isFalse(NodeFs.existsSync(NodePath.join(outside, "ran")))
+      }))
+
+    it.live("fallback unconfined: the command runs, and its result says it was not confined", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const result = yield* run(
+          { workspace, home, bwrap: "/nonexistent/bwrap", fallback: "unconfined" },
+          bash("echo ran")
+        )
+        assert.strictEqual(text(result.stdout), "ran\n")
+        assert.strictEqual(result.confinement?.backend, "none")
+        assert.strictEqual(result.confinement?.unconfinedBecause, "unavailable")
+        assert.match(result.confinement?.summary ?? "", /^sandbox: none \(unconfined fallback: bubblewrap/)
+      }))
+  })
+})
