@@ -1,24 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Tool from "@tool-runtime/core/Tool"
-import type * as ToolError from "@tool-runtime/core/ToolError"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Approver from "../src/Approver.js"
-import * as Engine from "../src/Engine.js"
 import type * as Mode from "../src/Mode.js"
-import type * as PermissionAudit from "../src/PermissionAudit.js"
 import * as PermissionHooks from "../src/PermissionHooks.js"
 import * as Rule from "../src/Rule.js"
 import * as ShellCommand from "../src/ShellCommand.js"
+import { deniedWith, engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
 import {
   bash,
   call,
@@ -31,55 +26,6 @@ import {
   workspaceRoot,
   writeFile
 } from "./SampleTools.js"
-
-type Answerer = (
-  prompt: Approver.Prompt,
-  index: number
-) => Approver.Answer | Effect.Effect<Approver.Answer, Approver.Unavailable>
-
-/** An engine over a scripted approver, with its prompts and audit trail. */
-const engineWith = (
-  config: Omit<Engine.Config, "workspaceRoot"> & { readonly workspaceRoot?: string },
-  answer: Answerer = () => Approver.allowOnce,
-  approver?: Approver.Service
-) =>
-  Effect.gen(function*() {
-    const scripted = yield* Approver.makeScripted(answer)
-    const decisions = yield* Ref.make<ReadonlyArray<PermissionAudit.Decision>>([])
-    const engine = yield* Engine.make({
-      workspaceRoot,
-      ...config,
-      onDecision: (decision) => Ref.update(decisions, (all) => [...all, decision])
-    }).pipe(
-      Effect.provideService(Approver.Approver, approver ?? scripted.service),
-      Effect.provideService(Redactor.Redactor, Redactor.make())
-    )
-    return { engine, prompts: scripted.prompts, decisions: Ref.get(decisions) }
-  })
-
-type Outcome = "allow:mode" | "allow:rule" | "ask" | "deny:rule" | "deny:mode" | "other"
-
-/** What happened to one call: who decided, and whether a person was asked. */
-const outcomeOf = (
-  subject: Effect.Effect.Success<ReturnType<typeof engineWith>>,
-  req: Parameters<Engine.Service["authorize"]>[0]
-) =>
-  Effect.gen(function*() {
-    const asked = (yield* subject.prompts).length
-    const exit = yield* Effect.exit(subject.engine.authorize(req))
-    if ((yield* subject.prompts).length > asked) return "ask" as Outcome
-    const decision = (yield* subject.decisions).at(-1)!
-    const by = decision.decidedBy._tag === "Mode" ? "mode" : decision.decidedBy._tag === "Rule" ? "rule" : "other"
-    if (by === "other") return "other" as Outcome
-    return `${Exit.isSuccess(exit) ? "allow" : "deny"}:${by}` as Outcome
-  })
-
-const deniedWith = <A>(exit: Exit.Exit<A, ToolError.PermissionDenied | ToolError.HookFailed>) => {
-  assert.isTrue(Exit.isFailure(exit), "expected a denial")
-  const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
-  assert.isTrue(Option.isSome(failure) && failure.value._tag === "PermissionDenied", "expected PermissionDenied")
-  return (failure as Option.Some<ToolError.PermissionDenied>).value
-}
 
 describe("Engine", () => {
   describe("the decision table", () => {

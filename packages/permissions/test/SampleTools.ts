@@ -41,6 +41,18 @@ export const bash = Tool.make("bash", {
   handler: ({ command }) => Effect.succeed(`ran ${command}`)
 })
 
+/**
+ * A shell tool that runs its commands in an OS sandbox and says so: a call
+ * is `confined` unless it asks to leave the sandbox (`unconfined`); leaving
+ * `sandbox` out is a tool that runs no sandbox.
+ */
+export const sandboxedBash = Tool.make("bash", {
+  description: "Runs a shell command, in the sandbox unless asked otherwise.",
+  parameters: { command: Schema.String, sandbox: Schema.optional(Schema.Literal("confined", "unconfined")) },
+  subject: ({ command, sandbox }) => ({ _tag: "Command", command, ...(sandbox === undefined ? {} : { sandbox }) }),
+  handler: ({ command }) => Effect.succeed(`ran ${command}`)
+})
+
 export const webFetch = Tool.make("web_fetch", {
   description: "Fetches a URL.",
   parameters: { url: Schema.String },

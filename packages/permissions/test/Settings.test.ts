@@ -110,4 +110,81 @@ describe("Settings", () => {
       assert.include(error.message, "Invalid settings file /work/.agent/settings.json:")
       assert.include(error.message, "permissions.ask[0]:")
     }).pipe(Effect.provide(files({ "/work/.agent/settings.json": "{\"permissions\": {\"ask\": [\"\"]}}" }))))
+
+  describe("sandbox", () => {
+    const decoded = (content: unknown) => Either.getOrThrow(Settings.decode("settings.json", JSON.stringify(content)))
+
+    it("reads sandbox.autoAllowSandboxedCommands and ignores the sandbox's own keys", () => {
+      const settings = decoded({
+        sandbox: {
+          enabled: true,
+          autoAllowSandboxedCommands: true,
+          network: { allow: ["registry.npmjs.org"] },
+          filesystem: "whatever the node package decides"
+        }
+      })
+      assert.isTrue(settings.autoAllowSandboxedCommands)
+      assert.isFalse(decoded({ sandbox: { autoAllowSandboxedCommands: false } }).autoAllowSandboxedCommands)
+      assert.isUndefined(decoded({ sandbox: { enabled: true } }).autoAllowSandboxedCommands)
+      assert.isUndefined(decoded({}).autoAllowSandboxedCommands)
+    })
+
+    it("a wrong type for autoAllowSandboxedCommands names the field", () => {
+      const result = Settings.decode(
+        "/p/settings.json",
+        JSON.stringify({ sandbox: { autoAllowSandboxedCommands: "yes" } })
+      )
+      assert(Either.isLeft(result))
+      assert.strictEqual(result.left._tag, "SettingsError")
+      assert.deepStrictEqual(result.left.issues, [{
+        field: "sandbox.autoAllowSandboxedCommands",
+        expected: "expected true or false; got \"yes\""
+      }])
+      assert.include(result.left.message, "sandbox.autoAllowSandboxedCommands: expected true or false")
+    })
+
+    it("a sandbox that is not an object says so, with the problems in permissions", () => {
+      const found = issues("/p/settings.json", JSON.stringify({ sandbox: true, permissions: { alow: [] } }))
+      assert.deepStrictEqual(found.map((issue) => issue.field), ["permissions.alow", "sandbox"])
+      assert.strictEqual(found[1]!.expected, "expected an object")
+      assert.deepStrictEqual(issues("/p/settings.json", JSON.stringify({ sandbox: [] })), [{
+        field: "sandbox",
+        expected: "expected an object"
+      }])
+    })
+
+    const loaded = (user: unknown, project: unknown) =>
+      Settings.load({ user: "/u.json", project: "/p.json" }).pipe(
+        Effect.provide(files({
+          ...(user === undefined ? {} : { "/u.json": JSON.stringify(user) }),
+          ...(project === undefined ? {} : { "/p.json": JSON.stringify(project) })
+        })),
+        Effect.map((settings) => settings.autoAllowSandboxedCommands)
+      )
+    const on = { sandbox: { autoAllowSandboxedCommands: true } }
+    const off = { sandbox: { autoAllowSandboxedCommands: false } }
+
+    it.effect("only the user's file turns auto-allow on; either file turns it off", () =>
+      Effect.gen(function*() {
+        assert.isTrue(yield* loaded(on, undefined))
+        assert.isTrue(yield* loaded(on, {}))
+        // A repository cannot grant itself commands that run without asking.
+        assert.isUndefined(yield* loaded(undefined, on))
+        assert.isUndefined(yield* loaded({}, on))
+        assert.isFalse(yield* loaded(off, on))
+        // But it may ask for more questions in its own tree.
+        assert.isFalse(yield* loaded(on, off))
+        assert.isFalse(yield* loaded(off, undefined))
+      }))
+
+    it("merge: a false wins in either order; fromProject drops a project's true", () => {
+      const user = decoded(on)
+      const project = decoded(off)
+      assert.isFalse(Settings.merge([user, project]).autoAllowSandboxedCommands)
+      assert.isFalse(Settings.merge([project, user]).autoAllowSandboxedCommands)
+      assert.isTrue(Settings.merge([Settings.empty, user]).autoAllowSandboxedCommands)
+      assert.isUndefined(Settings.fromProject(user).autoAllowSandboxedCommands)
+      assert.isFalse(Settings.fromProject(project).autoAllowSandboxedCommands)
+    })
+  })
 })

@@ -1,0 +1,71 @@
+/**
+ * An engine over a scripted approver, and what its tests read of a decision:
+ * who decided, and whether a person was asked.
+ */
+import { assert } from "@effect/vitest"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import type * as ToolError from "@tool-runtime/core/ToolError"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Approver from "../src/Approver.js"
+import * as Engine from "../src/Engine.js"
+import type * as PermissionAudit from "../src/PermissionAudit.js"
+import { workspaceRoot } from "./SampleTools.js"
+
+export type Answerer = (
+  prompt: Approver.Prompt,
+  index: number
+) => Approver.Answer | Effect.Effect<Approver.Answer, Approver.Unavailable>
+
+/** An engine over a scripted approver, with its prompts and audit trail. */
+export const engineWith = (
+  config: Omit<Engine.Config, "workspaceRoot"> & { readonly workspaceRoot?: string },
+  answer: Answerer = () => Approver.allowOnce,
+  approver?: Approver.Service
+) =>
+  Effect.gen(function*() {
+    const scripted = yield* Approver.makeScripted(answer)
+    const decisions = yield* Ref.make<ReadonlyArray<PermissionAudit.Decision>>([])
+    const engine = yield* Engine.make({
+      workspaceRoot,
+      ...config,
+      onDecision: (decision) => Ref.update(decisions, (all) => [...all, decision])
+    }).pipe(
+      Effect.provideService(Approver.Approver, approver ?? scripted.service),
+      Effect.provideService(Redactor.Redactor, Redactor.make())
+    )
+    return { engine, prompts: scripted.prompts, decisions: Ref.get(decisions) }
+  })
+
+export type Outcome = "allow:mode" | "allow:rule" | "allow:sandbox" | "ask" | "deny:rule" | "deny:mode" | "other"
+
+/** What happened to one call: who decided, and whether a person was asked. */
+export const outcomeOf = (
+  subject: Effect.Effect.Success<ReturnType<typeof engineWith>>,
+  req: Parameters<Engine.Service["authorize"]>[0]
+) =>
+  Effect.gen(function*() {
+    const asked = (yield* subject.prompts).length
+    const exit = yield* Effect.exit(subject.engine.authorize(req))
+    if ((yield* subject.prompts).length > asked) return "ask" as Outcome
+    const decision = (yield* subject.decisions).at(-1)!
+    const by = decision.decidedBy._tag === "Mode"
+      ? "mode"
+      : decision.decidedBy._tag === "Rule"
+      ? "rule"
+      : decision.decidedBy._tag === "Sandbox"
+      ? "sandbox"
+      : "other"
+    if (by === "other") return "other" as Outcome
+    return `${Exit.isSuccess(exit) ? "allow" : "deny"}:${by}` as Outcome
+  })
+
+export const deniedWith = <A>(exit: Exit.Exit<A, ToolError.PermissionDenied | ToolError.HookFailed>) => {
+  assert.isTrue(Exit.isFailure(exit), "expected a denial")
+  const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+  assert.isTrue(Option.isSome(failure) && failure.value._tag === "PermissionDenied", "expected PermissionDenied")
+  return (failure as Option.Some<ToolError.PermissionDenied>).value
+}
