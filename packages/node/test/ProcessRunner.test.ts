@@ -12,7 +12,7 @@ import * as NodePath from "node:path"
 import * as NodeUrl from "node:url"
 import * as OutputHygiene from "../src/OutputHygiene.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
-import { groupDies, isAlive, liveInGroup, pidsDie } from "./Processes.js"
+import { groupDies, isAlive, liveInGroup, pidsDie, withMarker } from "./Processes.js"
 
 // These tests run real processes on a machine that may be loaded (2 cores,
 // other suites in parallel). Timing bounds are the specified bound plus a
@@ -282,6 +282,32 @@ layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) 
         assert.strictEqual(result.exitCode, 0)
         assert.isTrue(result.pipesForcedClosed)
         assert.isBelow(millis, 300 + 1000)
+      }))
+
+    it.effect("one that ignores SIGTERM gets SIGKILL after the grace, though the leader died at SIGTERM", () =>
+      Effect.gen(function*() {
+        const runner = yield* ProcessRunner.ProcessRunner
+        const marker = withMarker()
+        const file = NodePath.join(tmp(), "pid")
+        const stubborn = `setsid bash -c "trap '' TERM; echo \\$\\$ > ${file}.tmp; mv ${file}.tmp ${file}; while :; do sleep 1; done" & ` +
+          `while [ ! -e ${file} ]; do sleep 0.01; done; sleep 300`
+        const result = yield* runner.run(bash(stubborn, { timeout: 300, killGrace: 300, env: marker.env }))
+        assert.strictEqual(result.stopped, "timeout")
+        assert.isAtLeast(result.escapedSignalled, 1)
+        // The leader died at once; the escapee only after the grace.
+        assert.deepStrictEqual(yield* marker.survivors(300 + SCHEDULING_ALLOWANCE), [])
+      }))
+
+    it.effect("a fork in progress at a normal exit cannot skip the group's final kill (100 trials)", () =>
+      Effect.gen(function*() {
+        const runner = yield* ProcessRunner.ProcessRunner
+        const marker = withMarker()
+        yield* Effect.forEach(
+          Array.from({ length: 100 }, (_, i) => i),
+          () => runner.run(bash("( ( ( ( sleep 300 & ) & ) & ) & ); exit 0", { env: marker.env })),
+          { concurrency: 4, discard: true }
+        )
+        assert.deepStrictEqual(yield* marker.survivors(), [])
       }))
   })
 
