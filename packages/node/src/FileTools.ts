@@ -8,19 +8,23 @@
  * path becomes the call's resource key (`file:<real path>`): two writes of
  * one file never overlap, whatever their read-only marks say, and a read
  * waits for a write in flight, even when the two calls name the file through
- * different links. The handler resolves again right before it opens the
- * file, and refuses if the answer changed while the call waited.
+ * different links. The handler resolves again, then walks to the file
+ * through open directory descriptors ({@link PathWalk}) and refuses if the
+ * walk lands anywhere else: a shell command swapping a directory of the path
+ * for a link while the call runs cannot lead it outside the workspace.
  *
- * Writes are atomic: a temporary file in the same directory, renamed over
- * the target. Reads and directory walks use node's `fs` directly, because
- * `FileSystem` can neither open with `O_NOFOLLOW` nor list entries with
- * their types without following links; writes go through `FileSystem`.
+ * Every read, write and directory listing goes through the descriptors the
+ * walk holds: files are opened with `O_NOFOLLOW` in their held directory,
+ * writes are atomic (a temporary file created in the held directory, renamed
+ * over the target there), and glob and grep enter subdirectories from their
+ * held parent without ever following a link. So node's `fs` is used
+ * directly: `FileSystem` can neither open relative to a descriptor nor with
+ * `O_NOFOLLOW`.
  *
  * Output names files relative to the workspace root, never by host path.
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import * as Registry from "@tool-runtime/core/Registry"
 import * as ResourceLocks from "@tool-runtime/core/ResourceLocks"
 import * as Tool from "@tool-runtime/core/Tool"
@@ -30,12 +34,11 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Predicate from "effect/Predicate"
-import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import { isUtf8 } from "node:buffer"
-import * as NodeFs from "node:fs"
-import * as NFS from "node:fs/promises"
+import type * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as PathWalk from "./PathWalk.js"
 import * as Workspace from "./Workspace.js"
 
 // ---------------------------------------------------------------------------
@@ -246,96 +249,113 @@ const guard = (intent: Workspace.Intent, access: "read" | "write") => {
     ): Effect.Effect<string, Workspace.PathError | FileError> =>
       Effect.flatMap(workspace.resolve(input.path, { intent }), (real) => {
         const locked = resolved.get(input)
-        return locked === undefined || locked === real
-          ? Effect.succeed(real)
-          : Effect.fail(
-            fail(
-              `the path ${
-                JSON.stringify(Workspace.printable(input.path))
-              } led to another file when the call ran than when it was checked (a link changed meanwhile); call again`,
-              true
-            )
-          )
+        return locked === undefined || locked === real ? Effect.succeed(real) : Effect.fail(relinked(input))
       })
   }
 }
 
+const relinked = (input: PathInput) =>
+  fail(
+    `the path ${
+      JSON.stringify(Workspace.printable(input.path))
+    } led to another file when the call ran than when it was checked (a link changed meanwhile); call again`,
+    true
+  )
+
+/** A walk's refusal, told about the path as the model sent it. */
+const refusal = (workspace: Workspace.Service, input: PathInput, shown: string) =>
+(
+  error: PathWalk.Failure
+): FileError | Workspace.PathError => {
+  if (error._tag === "Errno") return describe(shown)(error)
+  if (error.problem === "moved") {
+    return fail(`${shown} was moved out of the workspace while the call ran; call again`, true)
+  }
+  return new Workspace.PathError({
+    path: Workspace.printable(input.path),
+    problem: error.problem,
+    root: workspace.root
+  })
+}
+
+/**
+ * Walks to the entry the path check resolved, scoped. The walk holds the
+ * parent directory open; a walk that lands elsewhere (a link changed since
+ * the check) is refused.
+ */
+const locate = (
+  workspace: Workspace.Service,
+  input: PathInput,
+  real: string,
+  options?: {
+    readonly createParents?: boolean
+    /** Say "no such file" when a directory on the way is missing, as for the file itself. */
+    readonly file?: boolean
+  }
+) =>
+  PathWalk.entry(workspace.root, real, options).pipe(
+    Effect.mapError((error) =>
+      options?.file === true && error._tag === "Errno" && error.code === "ENOENT"
+        ? fail(`no such file: ${workspace.display(real)}`)
+        : refusal(workspace, input, workspace.display(real))(error)
+    ),
+    Effect.filterOrFail((found) => found.real === real, () => relinked(input))
+  )
+
+/** Walks to the directory the path check resolved, scoped, like {@link locate}. */
+const locateDirectory = (workspace: Workspace.Service, input: PathInput, real: string) => {
+  const shown = workspace.display(real)
+  return PathWalk.directory(workspace.root, real).pipe(
+    Effect.mapError((error) =>
+      error._tag === "Errno" && error.code === "ENOTDIR"
+        ? fail(`${shown} is a file, not a directory; use read_file to read it`)
+        : refusal(workspace, input, shown)(error)
+    ),
+    Effect.filterOrFail((found) => found.real === real, () => relinked(input))
+  )
+}
+
 /** Close names in the same directory, for "no such file" ("did you mean …?"). */
-const suggestion = (workspace: Workspace.Service, real: string): Effect.Effect<string> => {
-  const directory = NodePath.dirname(real)
-  return syscall(() => NFS.readdir(directory)).pipe(
-    Effect.map((names) => {
-      const close = Registry.suggest(NodePath.basename(real), names, 3)
+const suggestion = (workspace: Workspace.Service, parent: PathWalk.Directory, name: string): Effect.Effect<string> =>
+  PathWalk.list(parent).pipe(
+    Effect.map((entries) => {
+      const close = Registry.suggest(name, entries.map((entry) => entry.name), 3)
       return close.length === 0
         ? ""
-        : ` (did you mean ${close.map((name) => workspace.display(NodePath.join(directory, name))).join(" or ")}?)`
+        : ` (did you mean ${close.map((other) => workspace.display(NodePath.join(parent.real, other))).join(" or ")}?)`
     }),
     Effect.orElseSucceed(() => "")
   )
-}
 
-// O_NOFOLLOW: the path was resolved to have no links; one appearing now is a
-// race, and following it could leave the workspace. O_NONBLOCK: opening a
-// FIFO must not block a thread of the pool forever (regular files ignore it).
-const readFlags = NodeFs.constants.O_RDONLY | NodeFs.constants.O_NOFOLLOW | NodeFs.constants.O_NONBLOCK
-
-/** Opens a resolved path for reading, scoped; only regular files. */
-const openRegular = (workspace: Workspace.Service, real: string) => {
-  const shown = workspace.display(real)
-  return Effect.acquireRelease(
-    syscall(() => NFS.open(real, readFlags)),
-    (handle) => Effect.ignore(syscall(() => handle.close()))
-  ).pipe(
+/**
+ * Opens `name` in a held directory for reading, scoped; only regular files.
+ * `refuse` tells a walk's refusal to the model.
+ */
+const openRegular = (
+  workspace: Workspace.Service,
+  parent: PathWalk.Directory,
+  name: string,
+  refuse: (error: PathWalk.Failure) => FileError | Workspace.PathError
+) => {
+  const shown = workspace.display(NodePath.join(parent.real, name))
+  return PathWalk.openFile(parent, name).pipe(
     Effect.catchAll((error) =>
-      error.code === "ENOENT"
+      error._tag === "Errno" && error.code === "ENOENT"
         ? Effect.flatMap(
-          suggestion(workspace, real),
+          suggestion(workspace, parent, name),
           (hint) => Effect.fail(fail(`no such file: ${shown}${hint}`))
         )
-        : Effect.fail(describe(shown)(error))
+        : Effect.fail(refuse(error))
     ),
-    Effect.flatMap((handle) =>
-      Effect.flatMap(syscall(() => handle.stat()).pipe(Effect.mapError(describe(shown))), (stats) =>
-        stats.isDirectory()
-          ? Effect.fail(describe(shown)(new Errno({ code: "EISDIR" })))
-          : stats.isFile()
-          ? Effect.succeed({ handle, stats })
-          : Effect.fail(fail(`${shown} is not a regular file (a device, socket or pipe); it cannot be read`)))
+    Effect.flatMap(({ handle, stats }) =>
+      stats.isDirectory()
+        ? Effect.fail(describe(shown)(new Errno({ code: "EISDIR" })))
+        : stats.isFile()
+        ? Effect.succeed({ handle, stats })
+        : Effect.fail(fail(`${shown} is not a regular file (a device, socket or pipe); it cannot be read`))
     )
   )
 }
-
-/** A random-enough name next to the target: same directory, so the rename stays on one file system. */
-const temporaryPath = (real: string) =>
-  Effect.map(
-    Random.nextIntBetween(0, 2 ** 31 - 1),
-    (n) => NodePath.join(NodePath.dirname(real), `.${NodePath.basename(real).slice(0, 64)}.${n.toString(36)}.tmp`)
-  )
-
-/**
- * Writes `data` to `real` atomically: a temporary file created exclusively
- * (it never follows a link) and renamed over the target (a rename replaces
- * a link rather than follow it). Readers see the old content or the new,
- * never a mix; a failure or an interruption leaves the target as it was.
- * Not fsync'd: atomic, not durable across a power cut.
- */
-const writeAtomic = (
-  fs: FileSystem.FileSystem,
-  shown: string,
-  real: string,
-  data: Uint8Array,
-  mode: number | undefined
-) =>
-  Effect.flatMap(temporaryPath(real), (temporary) =>
-    Effect.gen(function*() {
-      yield* fs.writeFile(temporary, data, mode === undefined ? { flag: "wx" } : { flag: "wx", mode })
-      // The umask may have cleared bits of the original mode.
-      if (mode !== undefined) yield* fs.chmod(temporary, mode)
-      yield* fs.rename(temporary, real)
-    }).pipe(
-      Effect.mapError(describe(shown)),
-      Effect.onError(() => Effect.ignore(fs.remove(temporary)))
-    ))
 
 // ---------------------------------------------------------------------------
 // text
@@ -482,7 +502,7 @@ const chunkSize = 64 * 1024
 
 /** Feeds a file to `onChunk` from the start; `onChunk` says whether to go on. */
 const forEachChunk = (
-  handle: NFS.FileHandle,
+  handle: PathWalk.File["handle"],
   shown: string,
   onChunk: (bytes: Uint8Array) => boolean
 ): Effect.Effect<void, FileError> => {
@@ -545,7 +565,13 @@ export const readFile = (options?: ReadFileOptions) => {
         const shown = workspace.display(real)
         const limit = input.limit ?? defaultLimit
         return yield* Effect.scoped(Effect.gen(function*() {
-          const { handle, stats } = yield* openRegular(workspace, real)
+          const found = yield* locate(workspace, input, real, { file: true })
+          const { handle, stats } = yield* openRegular(
+            workspace,
+            found.parent,
+            found.name,
+            refusal(workspace, input, shown)
+          )
           const scanner = new LineScanner(input.offset, limit, maxLineChars, maxChars)
           let kind: string | undefined
           let first = true
@@ -655,25 +681,6 @@ const lineCount = (text: string) => {
   return text.endsWith("\n") ? lines - 1 : lines
 }
 
-/** The target's permission bits, `undefined` when it does not exist; refuses directories and special files. */
-const existingMode = (
-  fs: FileSystem.FileSystem,
-  shown: string,
-  real: string
-): Effect.Effect<number | undefined, FileError> =>
-  fs.stat(real).pipe(
-    Effect.matchEffect({
-      onFailure: (error) =>
-        codeOf(error) === "ENOENT" ? Effect.succeed(undefined) : Effect.fail(describe(shown)(error)),
-      onSuccess: (info) =>
-        info.type === "File"
-          ? Effect.succeed(info.mode & 0o7777)
-          : Effect.fail(
-            fail(`${shown} exists and is not a regular file (a directory, device or pipe); it cannot be overwritten`)
-          )
-    })
-  )
-
 /**
  * Writes a whole file, atomically; creates missing parent directories
  * inside the workspace.
@@ -700,18 +707,20 @@ export const writeFile = (options?: Options) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
-        const fs = yield* FileSystem.FileSystem
         const real = yield* paths.use(workspace, input)
         const shown = workspace.display(real)
-        const mode = yield* existingMode(fs, shown, real)
-        const existed = mode !== undefined
-        if (!existed) {
-          yield* fs.makeDirectory(NodePath.dirname(real), { recursive: true }).pipe(
-            Effect.mapError(describe(workspace.display(NodePath.dirname(real))))
-          )
-        }
         const data = encoder.encode(input.content)
-        yield* writeAtomic(fs, shown, real, data, mode)
+        const existed = yield* Effect.scoped(Effect.gen(function*() {
+          const found = yield* locate(workspace, input, real, { createParents: true })
+          if (found.stats !== undefined && !found.stats.isFile()) {
+            return yield* fail(
+              `${shown} exists and is not a regular file (a directory, device or pipe); it cannot be overwritten`
+            )
+          }
+          const mode = found.stats === undefined ? undefined : found.stats.mode & 0o7777
+          yield* PathWalk.writeAtomic(found.parent, found.name, data, mode).pipe(Effect.mapError(describe(shown)))
+          return found.stats !== undefined
+        }))
         return `${existed ? "Overwrote" : "Created"} ${shown} (${plural(lineCount(input.content), "line")}, ${
           plural(data.length, "byte")
         }).`
@@ -820,52 +829,58 @@ export const editFile = (options?: EditFileOptions) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
-        const fs = yield* FileSystem.FileSystem
         const real = yield* paths.use(workspace, input)
         const shown = workspace.display(real)
-        const { bytes, mode } = yield* Effect.scoped(
-          Effect.flatMap(openRegular(workspace, real), ({ handle, stats }) =>
-            stats.size > maxBytes
-              ? Effect.fail(
-                fail(`${shown} is ${plural(stats.size, "byte")}, more than edit_file handles (${count(maxBytes)})`)
-              )
-              : Effect.map(
-                syscall(() => handle.readFile()).pipe(Effect.mapError(describe(shown))),
-                (bytes) => ({ bytes, mode: stats.mode & 0o7777 })
-              ))
-        )
-        // Decoding invalid UTF-8 would replace bytes, and writing back would corrupt the file.
-        if (!isUtf8(bytes)) {
-          return yield* fail(`${shown} is not UTF-8 text; edit_file only edits text files`)
-        }
-        // ignoreBOM keeps a byte-order mark, so writing back preserves it.
-        const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
-        let oldString = input.old_string
-        let newString = input.new_string
-        let found = occurrences(text, oldString)
-        if (found.length === 0 && oldString.includes("\n") && text.includes("\r\n")) {
-          // The file has CRLF line endings; the model copied lines without them.
-          oldString = crlf(oldString)
-          newString = crlf(newString)
-          found = occurrences(text, oldString)
-        }
-        if (found.length === 0) {
-          return yield* fail(
-            `old_string was not found in ${shown}; read the file again, it may have changed, and copy the text ` +
-              "exactly (whitespace and indentation included, without line numbers)"
+        // One walk for the read and the write: the file is read and replaced in the directory held open.
+        return yield* Effect.scoped(Effect.gen(function*() {
+          const target = yield* locate(workspace, input, real, { file: true })
+          const { handle, stats } = yield* openRegular(
+            workspace,
+            target.parent,
+            target.name,
+            refusal(workspace, input, shown)
           )
-        }
-        if (found.length > 1 && !input.replace_all) {
-          return yield* fail(
-            `old_string was found ${found.length} times in ${shown}; add surrounding lines to make it unique, ` +
-              "or set replace_all to replace every occurrence"
+          if (stats.size > maxBytes) {
+            return yield* fail(
+              `${shown} is ${plural(stats.size, "byte")}, more than edit_file handles (${count(maxBytes)})`
+            )
+          }
+          const bytes = yield* syscall(() => handle.readFile()).pipe(Effect.mapError(describe(shown)))
+          // Decoding invalid UTF-8 would replace bytes, and writing back would corrupt the file.
+          if (!isUtf8(bytes)) {
+            return yield* fail(`${shown} is not UTF-8 text; edit_file only edits text files`)
+          }
+          // ignoreBOM keeps a byte-order mark, so writing back preserves it.
+          const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)
+          let oldString = input.old_string
+          let newString = input.new_string
+          let found = occurrences(text, oldString)
+          if (found.length === 0 && oldString.includes("\n") && text.includes("\r\n")) {
+            // The file has CRLF line endings; the model copied lines without them.
+            oldString = crlf(oldString)
+            newString = crlf(newString)
+            found = occurrences(text, oldString)
+          }
+          if (found.length === 0) {
+            return yield* fail(
+              `old_string was not found in ${shown}; read the file again, it may have changed, and copy the text ` +
+                "exactly (whitespace and indentation included, without line numbers)"
+            )
+          }
+          if (found.length > 1 && !input.replace_all) {
+            return yield* fail(
+              `old_string was found ${found.length} times in ${shown}; add surrounding lines to make it unique, ` +
+                "or set replace_all to replace every occurrence"
+            )
+          }
+          const edited = spliceAll(text, found, oldString.length, newString)
+          yield* PathWalk.writeAtomic(target.parent, target.name, encoder.encode(edited), stats.mode & 0o7777).pipe(
+            Effect.mapError(describe(shown))
           )
-        }
-        const edited = spliceAll(text, found, oldString.length, newString)
-        yield* writeAtomic(fs, shown, real, encoder.encode(edited), mode)
-        return `Edited ${shown}: replaced ${plural(found.length, "occurrence")}.\n\n${
-          excerpt(edited, found[0]!, newString.length)
-        }`
+          return `Edited ${shown}: replaced ${plural(found.length, "occurrence")}.\n\n${
+            excerpt(edited, found[0]!, newString.length)
+          }`
+        }))
       })
   })
 }
@@ -883,14 +898,8 @@ const suffix: Record<Kind, string> = { file: "", directory: "/", symlink: "@", o
 
 const byName = (a: NodeFs.Dirent, b: NodeFs.Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
-const readDirectory = (workspace: Workspace.Service, real: string) =>
-  syscall(() => NFS.readdir(real, { withFileTypes: true })).pipe(
-    Effect.mapError((error) =>
-      error.code === "ENOTDIR"
-        ? fail(`${workspace.display(real)} is a file, not a directory; use read_file to read it`)
-        : describe(workspace.display(real))(error)
-    )
-  )
+const readDirectory = (workspace: Workspace.Service, directory: PathWalk.Directory) =>
+  PathWalk.list(directory).pipe(Effect.mapError(describe(workspace.display(directory.real))))
 
 /**
  * Lists one directory: subdirectories first (with a trailing `/`), then
@@ -917,7 +926,9 @@ export const listDirectory = (options?: ListOptions) => {
         const workspace = yield* Workspace.Workspace
         const real = yield* paths.use(workspace, input)
         const shown = workspace.display(real)
-        const entries = yield* readDirectory(workspace, real)
+        const entries = yield* Effect.scoped(
+          Effect.flatMap(locateDirectory(workspace, input, real), (directory) => readDirectory(workspace, directory))
+        )
         if (entries.length === 0) return `${shown} is empty.`
         const directories = entries.filter((entry) => entry.isDirectory()).sort(byName)
         const others = entries.filter((entry) => !entry.isDirectory()).sort(byName)
@@ -1055,6 +1066,9 @@ const globRule = (pattern: string): ToolError.RuleViolation | undefined => {
 }
 
 interface Visit {
+  /** The held directory the entry is in. */
+  readonly directory: PathWalk.Directory
+  readonly name: string
   readonly real: string
   /** Relative to the walk's base, `/`-separated. */
   readonly relative: string
@@ -1069,67 +1083,78 @@ interface WalkSummary {
 }
 
 /**
- * Visits the tree under `base` without following links, names sorted,
- * each directory's entries before its subdirectories'. `visit` says
- * whether to go on.
+ * Visits the tree under the held directory `base` without following links,
+ * names sorted, each directory's entries before its subdirectories'.
+ * `visit` says whether to go on. A subdirectory is opened from its held
+ * parent with `O_NOFOLLOW`: one swapped for a link after it was listed is
+ * not entered. Only the directories from `base` down to the one being read
+ * are held open at once.
  */
 const walk = (
   workspace: Workspace.Service,
-  base: string,
+  base: PathWalk.Directory,
   options: { readonly maxDepth: number; readonly skip: ReadonlySet<string>; readonly maxScanned: number },
   visit: (entry: Visit) => Effect.Effect<boolean, FileError>
 ): Effect.Effect<WalkSummary, FileError> =>
   Effect.suspend(() => {
-    const pending: Array<{ readonly real: string; readonly relative: string; readonly depth: number }> = [{
-      real: base,
-      relative: "",
-      depth: 0
-    }]
     const skipped = new Set<string>()
     let scanned = 0
     let unreadable = 0
     let stopped = false
-    const next = (): Effect.Effect<WalkSummary, FileError> => {
-      const directory = pending.pop()
-      if (directory === undefined || stopped) {
-        return Effect.succeed({ scanned, skipped: Array.from(skipped), unreadable, exhausted: stopped })
-      }
-      const listed = directory.depth === 0
-        ? readDirectory(workspace, directory.real)
-        : syscall(() => NFS.readdir(directory.real, { withFileTypes: true })).pipe(
-          Effect.catchAll(() => {
-            unreadable++
-            return Effect.succeed([] as Array<NodeFs.Dirent>)
-          })
-        )
-      return Effect.flatMap(listed, (entries) => {
+    const enter = (
+      directory: PathWalk.Directory,
+      relative: string,
+      depth: number,
+      entries: Array<NodeFs.Dirent>
+    ): Effect.Effect<void, FileError> =>
+      Effect.gen(function*() {
         entries.sort(byName)
-        const subdirectories: Array<{ readonly real: string; readonly relative: string; readonly depth: number }> = []
-        return Effect.forEach(entries, (entry) => {
-          if (stopped) return Effect.void
+        const subdirectories: Array<string> = []
+        for (const entry of entries) {
+          if (stopped) return
           if (++scanned > options.maxScanned) {
             stopped = true
-            return Effect.void
+            return
           }
           const kind = kindOf(entry)
-          const real = NodePath.join(directory.real, entry.name)
-          const relative = directory.relative === "" ? entry.name : `${directory.relative}/${entry.name}`
-          if (kind === "directory" && directory.depth + 1 < options.maxDepth) {
+          const path = relative === "" ? entry.name : `${relative}/${entry.name}`
+          if (kind === "directory" && depth + 1 < options.maxDepth) {
             if (options.skip.has(entry.name)) skipped.add(entry.name)
-            else subdirectories.push({ real, relative, depth: directory.depth + 1 })
+            else subdirectories.push(entry.name)
           }
-          return Effect.map(visit({ real, relative, kind }), (goOn) => {
-            if (!goOn) stopped = true
+          const goOn = yield* visit({
+            directory,
+            name: entry.name,
+            real: NodePath.join(directory.real, entry.name),
+            relative: path,
+            kind
           })
-        }, { discard: true }).pipe(
-          Effect.flatMap(() => {
-            for (let i = subdirectories.length - 1; i >= 0; i--) pending.push(subdirectories[i]!)
-            return next()
-          })
-        )
+          if (!goOn) stopped = true
+        }
+        for (const name of subdirectories) {
+          if (stopped) return
+          const path = relative === "" ? name : `${relative}/${name}`
+          yield* Effect.scoped(Effect.gen(function*() {
+            const listed = yield* Effect.either(
+              Effect.flatMap(
+                PathWalk.openDirectory(directory, name),
+                (opened) => Effect.map(PathWalk.list(opened), (children) => ({ opened, children }))
+              )
+            )
+            if (listed._tag === "Right") {
+              return yield* enter(listed.right.opened, path, depth + 1, listed.right.children)
+            }
+            const error = listed.left
+            // No longer a directory (a link or a file now): nothing to enter. Anything else is worth a note.
+            if (!(error._tag === "Errno" && (error.code === "ELOOP" || error.code === "ENOTDIR"))) unreadable++
+          }))
+        }
       })
-    }
-    return next()
+    return Effect.flatMap(readDirectory(workspace, base), (entries) =>
+      Effect.map(
+        enter(base, "", 0, entries),
+        (): WalkSummary => ({ scanned, skipped: Array.from(skipped), unreadable, exhausted: stopped })
+      ))
   })
 
 const skipSet = (skip: ReadonlyArray<string>, pattern: string) =>
@@ -1184,25 +1209,27 @@ export const glob = (options?: SearchOptions) => {
         const found: Array<string> = []
         let chars = 0
         let full = false
-        const summary = yield* walk(workspace, base, {
-          maxDepth: depthOf(input.pattern),
-          skip: skipSet(skip, input.pattern),
-          maxScanned
-        }, ({ kind, real, relative }) => {
-          if (!matcher.test(relative)) return Effect.succeed(true)
-          // Only directories are marked: a path copied from here must work as is.
-          const line = `${workspace.display(real)}${kind === "directory" ? "/" : ""}`
-          if (chars + line.length + 1 > maxChars) {
-            full = true
-            return Effect.succeed(false)
-          }
-          found.push(line)
-          chars += line.length + 1
-          return Effect.succeed(true)
-        })
+        const summary = yield* Effect.scoped(Effect.flatMap(locateDirectory(workspace, input, base), (directory) =>
+          walk(workspace, directory, {
+            maxDepth: depthOf(input.pattern),
+            skip: skipSet(skip, input.pattern),
+            maxScanned
+          }, ({ kind, real, relative }) => {
+            if (!matcher.test(relative)) return Effect.succeed(true)
+            // Only directories are marked: a path copied from here must work as is.
+            const line = `${workspace.display(real)}${kind === "directory" ? "/" : ""}`
+            if (chars + line.length + 1 > maxChars) {
+              full = true
+              return Effect.succeed(false)
+            }
+            found.push(line)
+            chars += line.length + 1
+            return Effect.succeed(true)
+          })))
         const notes: Array<string> = walkNotes(summary)
-        if (full) notes.unshift(`[Showing the first ${count(found.length)} matches; narrow the pattern or the path.]`)
-        else if (summary.exhausted) {
+        if (full) {
+          notes.unshift(`[Showing the first ${count(found.length)} matches; narrow the pattern or the path.]`)
+        } else if (summary.exhausted) {
           notes.unshift(
             `[Stopped after looking at ${count(maxScanned)} entries; narrow the pattern or the path.]`
           )
@@ -1396,9 +1423,14 @@ export const grep = (options?: GrepOptions) => {
         let longLines = 0
         let stop: "matches" | "chars" | "bytes" | undefined
 
-        const searchFile = (real: string): Effect.Effect<boolean, FileError> =>
+        const searchFile = (
+          directory: PathWalk.Directory,
+          name: string,
+          refuse: (error: PathWalk.Failure) => FileError | Workspace.PathError
+        ): Effect.Effect<boolean, FileError | Workspace.PathError> =>
           Effect.scoped(Effect.gen(function*() {
-            const { handle, stats } = yield* openRegular(workspace, real)
+            const real = NodePath.join(directory.real, name)
+            const { handle, stats } = yield* openRegular(workspace, directory, name, refuse)
             if (stats.size > maxFileBytes) {
               tooLarge++
               return true
@@ -1442,31 +1474,43 @@ export const grep = (options?: GrepOptions) => {
           }))
 
         const where = workspace.display(base)
-        const isFile = yield* syscall(() => NFS.stat(base)).pipe(
-          Effect.map((stats) => stats.isFile()),
-          Effect.mapError(describe(where))
-        )
         const notes: Array<string> = []
-        if (isFile) {
-          yield* searchFile(base)
-        } else {
-          const summary = yield* walk(workspace, base, {
-            maxDepth: Infinity,
-            skip: skipSet(skip, input.glob ?? ""),
-            maxScanned
-          }, ({ kind, real, relative }) => {
-            if (kind !== "file") return Effect.succeed(true)
-            if (filter !== undefined && !filter.test(filterPath ? relative : NodePath.basename(relative))) {
-              return Effect.succeed(true)
+        const searchTree = (directory: PathWalk.Directory) =>
+          Effect.map(
+            walk(workspace, directory, {
+              maxDepth: Infinity,
+              skip: skipSet(skip, input.glob ?? ""),
+              maxScanned
+            }, ({ directory, kind, name, relative }) => {
+              if (kind !== "file") return Effect.succeed(true)
+              if (filter !== undefined && !filter.test(filterPath ? relative : NodePath.basename(relative))) {
+                return Effect.succeed(true)
+              }
+              // A file that vanished, changed kind or cannot be read does not end the search.
+              return Effect.catchAll(searchFile(directory, name, describe(name)), () => Effect.succeed(true))
+            }),
+            (summary) => {
+              notes.push(...walkNotes(summary))
+              if (summary.exhausted && stop === undefined) {
+                notes.unshift(`[Stopped after looking at ${count(maxScanned)} entries; narrow the path or the glob.]`)
+              }
             }
-            // A file that vanished or cannot be read does not end the search.
-            return Effect.catchAll(searchFile(real), () => Effect.succeed(true))
-          })
-          notes.push(...walkNotes(summary))
-          if (summary.exhausted && stop === undefined) {
-            notes.unshift(`[Stopped after looking at ${count(maxScanned)} entries; narrow the path or the glob.]`)
-          }
-        }
+          )
+        yield* Effect.scoped(
+          base === workspace.root
+            ? Effect.flatMap(locateDirectory(workspace, input, base), searchTree)
+            : Effect.flatMap(locate(workspace, input, base), (found) =>
+              found.stats === undefined
+                ? Effect.fail(describe(where)(new Errno({ code: "ENOENT" })))
+                : found.stats.isDirectory()
+                ? Effect.flatMap(
+                  PathWalk.openDirectory(found.parent, found.name).pipe(
+                    Effect.mapError(refusal(workspace, input, where))
+                  ),
+                  searchTree
+                )
+                : searchFile(found.parent, found.name, refusal(workspace, input, where)))
+        )
         if (stop === "matches" || stop === "chars") {
           notes.unshift(`[Stopped at ${plural(lines.length, "match", "matches")}; narrow the pattern, path or glob.]`)
         } else if (stop === "bytes") {

@@ -1,0 +1,228 @@
+/**
+ * The file tools against a process that swaps the workspace under them.
+ *
+ * A racer (python3, `renameat2(RENAME_EXCHANGE)`) flips, tens of thousands
+ * of times a second, a directory, a grandparent directory and a file of the
+ * workspace with symbolic links to directories outside, while every file
+ * tool is called 1,000 times on paths through them. The outside holds a
+ * marker in every file and in one file's name: no result may show it, no
+ * outside file may change, and no file may appear outside. The counts of
+ * calls that succeeded and were refused show the race was hit; the racer's
+ * flip rate shows it ran.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import { assert, describe, it } from "@effect/vitest"
+import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
+import * as Policy from "@tool-runtime/core/Policy"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import * as Registry from "@tool-runtime/core/Registry"
+import * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ChildProcess from "node:child_process"
+import * as NFS from "node:fs/promises"
+import * as OS from "node:os"
+import * as NodePath from "node:path"
+import * as Readline from "node:readline"
+import * as FileTools from "../src/FileTools.js"
+import * as Workspace from "../src/Workspace.js"
+
+const MARKER = "OUTSIDE-9d41c7-marker"
+const CALLS = 1_000
+const MIN_FLIPS_PER_SECOND = 10_000
+
+interface Dirs {
+  readonly base: string
+  readonly ws: string
+  readonly outside: string
+  /** Pairs the racer exchanges: the real thing, and a link to outside. */
+  readonly pairs: ReadonlyArray<readonly [string, string]>
+}
+
+/**
+ * base/
+ *   ws/
+ *     d/            f.txt w.txt e.txt      <-> d.swap -> outside/d
+ *     p/q/          f.txt w.txt            <-> p.swap -> outside/p   (a grandparent)
+ *     file.txt                             <-> file.swap -> outside/file.txt
+ *   outside/        the same names, every file holding the marker, plus a file named after it
+ */
+const sandbox = Effect.acquireRelease(
+  Effect.promise(async (): Promise<Dirs> => {
+    const base = await NFS.realpath(await NFS.mkdtemp(NodePath.join(OS.tmpdir(), "tr-race-")))
+    const ws = NodePath.join(base, "ws")
+    const outside = NodePath.join(base, "outside")
+    const put = async (path: string, content: string) => {
+      await NFS.mkdir(NodePath.dirname(path), { recursive: true })
+      await NFS.writeFile(path, content)
+    }
+    for (const dir of [NodePath.join(ws, "d"), NodePath.join(ws, "p", "q")]) {
+      await put(NodePath.join(dir, "f.txt"), "inside\n")
+      await put(NodePath.join(dir, "w.txt"), "inside\n")
+      await put(NodePath.join(dir, "e.txt"), "ping\n")
+    }
+    await put(NodePath.join(ws, "file.txt"), "inside\n")
+    for (const dir of [NodePath.join(outside, "d"), NodePath.join(outside, "p", "q")]) {
+      // The same names, so a followed link finds what the call asked for.
+      await put(NodePath.join(dir, "f.txt"), `${MARKER}\n`)
+      await put(NodePath.join(dir, "w.txt"), `${MARKER}\n`)
+      await put(NodePath.join(dir, "e.txt"), `${MARKER}\nping\npong\n`)
+      await put(NodePath.join(dir, `${MARKER}.txt`), `${MARKER}\n`)
+    }
+    await put(NodePath.join(outside, "file.txt"), `${MARKER}\n`)
+    await NFS.symlink(NodePath.join(outside, "d"), NodePath.join(ws, "d.swap"))
+    await NFS.symlink(NodePath.join(outside, "p"), NodePath.join(ws, "p.swap"))
+    await NFS.symlink(NodePath.join(outside, "file.txt"), NodePath.join(ws, "file.swap"))
+    const pairs = (["d", "p", "file.txt"] as const).map((name) =>
+      [NodePath.join(ws, name), NodePath.join(ws, name === "file.txt" ? "file.swap" : `${name}.swap`)] as const
+    )
+    return { base, ws, outside, pairs }
+  }),
+  ({ base }) => Effect.promise(() => NFS.rm(base, { recursive: true, force: true }))
+)
+
+/** Every file below `dir` with its content and change time: what "unchanged" means. */
+const inventory = async (dir: string): Promise<Record<string, string>> => {
+  const out: Record<string, string> = {}
+  for (const entry of await NFS.readdir(dir, { recursive: true, withFileTypes: true })) {
+    const path = NodePath.join(entry.parentPath, entry.name)
+    const stats = await NFS.lstat(path)
+    const content = entry.isFile() ? await NFS.readFile(path, "utf8") : entry.isDirectory() ? "<dir>" : "<other>"
+    out[NodePath.relative(dir, path)] = `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${content}`
+  }
+  return out
+}
+
+interface Racer {
+  /** Stops the racer and returns its flips per second. */
+  readonly stop: Effect.Effect<{ readonly flips: number; readonly seconds: number }>
+}
+
+const racer = (pairs: ReadonlyArray<readonly [string, string]>) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly child: ChildProcess.ChildProcess; readonly lines: AsyncIterator<string> }, Error>(
+      (resume) => {
+        const script = NodePath.join(import.meta.dirname, "fixtures", "race", "racer.py")
+        const child = ChildProcess.spawn("python3", [script, ...pairs.flat()], { stdio: ["ignore", "pipe", "inherit"] })
+        const lines = Readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+        child.once("error", (error) => resume(Effect.fail(error)))
+        void lines.next().then((first) =>
+          first.value === "ready"
+            ? resume(Effect.succeed({ child, lines }))
+            : resume(Effect.fail(new Error(`racer did not start: ${String(first.value)}`)))
+        )
+      }
+    ),
+    ({ child }) => Effect.sync(() => child.kill("SIGKILL"))
+  ).pipe(Effect.map(({ child, lines }): Racer => ({
+    stop: Effect.promise(async () => {
+      child.kill("SIGTERM")
+      const last = await lines.next()
+      const [flips, seconds] = String(last.value).split(" ").map(Number)
+      return { flips: flips!, seconds: seconds! }
+    })
+  })))
+
+type Outcome = "ok" | "refused before" | "refused by the walk"
+
+const outcomeOf = (result: ToolResult.ToolResult): Outcome =>
+  !result.isError ? "ok" : result.error?.code === "rule_violation" ? "refused before" : "refused by the walk"
+
+/**
+ * What each tool is asked, call `i`: paths through the swapped directory, grandparent and file. Creating
+ * comes last, so the searches do not walk a thousand new files.
+ */
+const plans: ReadonlyArray<
+  { readonly tool: string; readonly input: (i: number, state: Map<string, string>) => object }
+> = [
+  { tool: "read_file", input: (i) => ({ path: ["d/f.txt", "p/q/f.txt", "file.txt"][i % 3]! }) },
+  { tool: "list_directory", input: (i) => ({ path: ["d", "p/q", "p", "."][i % 4]! }) },
+  { tool: "glob", input: (i) => ({ pattern: "**", path: ["d", "p", "."][i % 3]! }) },
+  { tool: "grep", input: (i) => ({ pattern: "inside|OUTSIDE|ping|pong", path: ["d", "p", ".", "d/f.txt"][i % 4]! }) },
+  { tool: "write_file (overwrite)", input: (i) => ({ path: `${["d", "p/q"][i % 2]}/w.txt`, content: `w ${i}\n` }) },
+  {
+    tool: "edit_file",
+    input: (i, state) => {
+      const path = `${["d", "p/q"][i % 2]}/e.txt`
+      const now = state.get(path) ?? "ping"
+      return { path, old_string: now, new_string: now === "ping" ? "pong" : "ping" }
+    }
+  },
+  { tool: "write_file (create)", input: (i) => ({ path: `${["d", "p/q"][i % 2]}/new-${i}.txt`, content: "new\n" }) }
+]
+
+const toolName = (plan: string) => plan.split(" ")[0]!
+
+describe("file tools under a swapping racer", () => {
+  it.live.skipIf(process.platform !== "linux")(
+    "no call reads, writes or creates anything outside the workspace",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const dirs = yield* sandbox
+        const before = yield* Effect.promise(() => inventory(dirs.outside))
+        const runtime = yield* ToolRuntime.ToolRuntime.pipe(
+          Effect.provide(
+            ToolRuntime.layer().pipe(
+              Layer.provide(Registry.layer(FileTools.all())),
+              Layer.provide([
+                ArtifactStore.layerMemory(),
+                Redactor.layerDefault,
+                Policy.layerAllowAll,
+                Workspace.layer(dirs.ws),
+                NodeFileSystem.layer
+              ])
+            )
+          )
+        )
+        const race = yield* racer(dirs.pairs)
+        const tally: Array<string> = []
+        const leaks: Array<string> = []
+        const started = performance.now()
+        for (const plan of plans) {
+          const counts: Record<Outcome, number> = { "ok": 0, "refused before": 0, "refused by the walk": 0 }
+          const state = new Map<string, string>()
+          for (let i = 0; i < CALLS; i++) {
+            const input = plan.input(i, state)
+            const result = yield* runtime.runCall({ id: `${i}`, name: toolName(plan.tool), input })
+            const text = ToolResult.text(result)
+            const outcome = outcomeOf(result)
+            counts[outcome]++
+            if (text.includes(MARKER)) leaks.push(`${plan.tool} ${JSON.stringify(input)}: ${text.slice(0, 300)}`)
+            if (plan.tool === "edit_file" && outcome === "ok" && "path" in input && "new_string" in input) {
+              state.set(String(input.path), String(input.new_string))
+            }
+          }
+          tally.push(
+            `${plan.tool.padEnd(24)} ${String(counts.ok).padStart(5)} ok ${
+              String(counts["refused before"]).padStart(5)
+            } refused by the path check ${String(counts["refused by the walk"]).padStart(5)} refused by the walk`
+          )
+          // The race was hit both ways: some calls got through, some met a link.
+          assert.isAbove(counts.ok, 0, `${plan.tool}: no call succeeded`)
+          assert.isAbove(
+            counts["refused before"] + counts["refused by the walk"],
+            0,
+            `${plan.tool}: no call was refused`
+          )
+        }
+        const elapsed = (performance.now() - started) / 1000
+        const { flips, seconds } = yield* race.stop
+        const rate = Math.round(flips / seconds)
+        console.log(
+          `racer: ${flips.toLocaleString("en-US")} flips in ${seconds.toFixed(1)} s (${
+            rate.toLocaleString("en-US")
+          }/s); ${plans.length} tools x ${CALLS} calls in ${elapsed.toFixed(1)} s\n${tally.join("\n")}`
+        )
+        assert.isAtLeast(rate, MIN_FLIPS_PER_SECOND, "the racer was too slow to mean anything")
+        assert.deepStrictEqual(leaks, [], "a result showed outside content or names")
+        assert.deepStrictEqual(yield* Effect.promise(() => inventory(dirs.outside)), before, "outside changed")
+        // A failed write removes its temporary file, and never leaves one elsewhere.
+        const leftovers = (yield* Effect.promise(() => NFS.readdir(dirs.base, { recursive: true }))).filter((path) =>
+          path.endsWith(".tmp")
+        )
+        assert.deepStrictEqual(leftovers, [])
+      })),
+    120_000
+  )
+})
