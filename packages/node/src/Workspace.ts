@@ -12,12 +12,22 @@
  * followed to its target, and only the result is compared with the real
  * root, component-wise.
  *
- * What remains is a race: between resolving and opening, another process
- * (a shell command) can swap a directory of the path for a link. The tools
- * resolve right before they open, open the final component with
- * `O_NOFOLLOW` and write by renaming a temporary file (a rename replaces a
- * link, never follows it). A swapped *directory* component is not covered:
- * that needs `openat2(RESOLVE_BENEATH)`, which Node does not offer.
+ * That answer is a path, and a path is only as good as the moment it was
+ * resolved: another process (a shell command) can swap a directory of it for
+ * a link before it is opened. So the file tools never open what
+ * {@link Service.resolve} answers by path: they use it to check the call and
+ * to key its lock, then walk it again one component at a time from open
+ * directory descriptors (the `PathWalk` module), where a link met on the way is
+ * followed only if the same walk finds its target inside, and a walk that
+ * lands anywhere else than `resolve` did is refused. On Linux that walk goes
+ * through `/proc/self/fd`, and no swap of a file, a directory or any parent
+ * gets past it. Without `/proc/self/fd` (macOS) it walks paths, with
+ * `O_NOFOLLOW` at every component, and a directory swapped between two
+ * steps is not covered.
+ *
+ * Callers that hand a path to something else (the shell tool's working
+ * directory) get only the check: the answer may be stale by the time it is
+ * used, which is why commands also run in an OS sandbox.
  *
  * @since 0.1.0
  */
@@ -148,7 +158,8 @@ export interface Service {
   /**
    * The real absolute path `path` names, which is inside the workspace.
    * Relative paths are resolved against the root. Resolve right before
-   * use: the answer is only as fresh as the file system.
+   * use: the answer is only as fresh as the file system. To open what it
+   * names, walk it with `PathWalk`, never open it by path.
    */
   readonly resolve: (path: string, options: ResolveOptions) => Effect.Effect<string, PathError>
   /** How a resolved path is shown to the model: relative to the root, `.` for the root. */

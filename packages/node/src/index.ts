@@ -12,6 +12,8 @@ export * as FileTools from "./FileTools.js"
 export * as NetworkProxy from "./NetworkProxy.js"
 /** @since 0.1.0 */
 export * as OutputHygiene from "./OutputHygiene.js"
+/** @since 0.3.0 */
+export * as PathWalk from "./PathWalk.js"
 /** @since 0.1.0 */
 export * as ProcessRunner from "./ProcessRunner.js"
 /** @since 0.3.0 */
