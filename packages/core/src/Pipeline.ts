@@ -783,8 +783,14 @@ export interface ShapeEnv {
  * @category models
  */
 export type Outcome =
-  | { readonly _tag: "Success"; readonly value: unknown; readonly note: string | undefined }
-  | { readonly _tag: "Failure"; readonly error: ToolError.ToolError }
+  | {
+    readonly _tag: "Success"
+    readonly value: unknown
+    readonly note: string | undefined
+    /** How the call ran confined (the tool's `sandbox`), for the result's metadata. */
+    readonly sandbox?: string | undefined
+  }
+  | { readonly _tag: "Failure"; readonly error: ToolError.ToolError; readonly sandbox?: string | undefined }
 
 const errorText = (error: ToolError.ToolError) => `${error.message}\n${error.hint}`
 
@@ -969,7 +975,8 @@ export const shape = (
         redactions: count,
         ...(truncation === undefined ? {} : { truncation }),
         ...(artifact === undefined ? {} : { artifact }),
-        ...(untrusted ? { untrusted: true } : {})
+        ...(untrusted ? { untrusted: true } : {}),
+        ...(outcome.sandbox === undefined ? {} : { sandbox: outcome.sandbox })
       }
     })
   }

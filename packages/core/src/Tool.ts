@@ -77,6 +77,8 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   resources(input: Input): ReadonlyArray<ResourceLocks.Resource>
   /** What a call acts on, for permission rules. */
   subject(input: Input): Policy.Subject
+  /** How a call that ran was confined, shown in its result's `meta.sandbox`. */
+  sandbox?(input: Input): string | undefined
   /** This call's total limit in milliseconds: `timeoutMillis`, or less when the call asks for less. */
   timeoutFor(input: Input): number
   /** The JSON Schema of the parameters, as the model is shown it. */
@@ -166,6 +168,12 @@ export interface Options<Input, Output, Failure, R, R2> {
   readonly resources?: ((input: Input) => ReadonlyArray<ResourceLocks.Resource>) | undefined
   /** What a call acts on (a command, a path, a URL), for permission rules such as `Edit(src/**)`. */
   readonly subject?: ((input: Input) => Policy.Subject) | undefined
+  /**
+   * For a tool that runs commands in an OS sandbox: how a call is confined,
+   * one line (`sandbox: read-only (bubblewrap), network off`), recorded in
+   * the result's `meta.sandbox` of every call that ran.
+   */
+  readonly sandbox?: ((input: Input) => string | undefined) | undefined
   /**
    * The JSON Schema the model is shown, when it cannot be derived from
    * `parameters`: a tool whose schema comes from elsewhere (an MCP server,
@@ -258,6 +266,7 @@ export const make = <
     encodeOutput: success === undefined ? identity : Schema.encodeEither(success),
     resources: options.resources ?? none,
     subject: options.subject ?? noSubject,
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     get inputSchema() {
       if (inputSchema === undefined) {
         const { $schema: _, ...schema } = JSONSchema.make(parameters)

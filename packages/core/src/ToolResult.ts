@@ -83,7 +83,12 @@ export const Meta = Schema.Struct({
   redactions: Schema.Number,
   truncation: Schema.optional(Truncation),
   artifact: Schema.optional(Schema.String.annotations({ description: "Where the full output is stored." })),
-  untrusted: Schema.optional(Schema.Boolean)
+  untrusted: Schema.optional(Schema.Boolean),
+  sandbox: Schema.optional(
+    Schema.String.annotations({
+      description: "How the call's commands were confined, for a tool that runs them (`sandbox: workspace-write (bubblewrap), network off`)."
+    })
+  )
 })
 
 /**

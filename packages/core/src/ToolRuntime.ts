@@ -386,18 +386,19 @@ export const make = (options?: Options): Effect.Effect<
         const run = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
           next("execute")
           const span = trace?.open("execute")
+          const sandbox = entry.tool.sandbox?.(input)
           return Pipeline.execute(entry, callId, input, turn.env, span ?? trace?.span, (error) => {
             if (span !== undefined) trace!.close(span, Exit.fail(error))
-            return complete(entry.tool, { _tag: "Failure", error })
+            return complete(entry.tool, { _tag: "Failure", error, sandbox })
           }).pipe(
             Effect.match({
               onFailure: (error): Pipeline.Outcome => {
                 if (span !== undefined) trace!.close(span, Exit.fail(error))
-                return { _tag: "Failure", error }
+                return { _tag: "Failure", error, sandbox }
               },
               onSuccess: (value): Pipeline.Outcome => {
                 if (span !== undefined) trace!.close(span, Exit.void)
-                return { _tag: "Success", value, note }
+                return { _tag: "Success", value, note, sandbox }
               }
             }),
             (executed) =>

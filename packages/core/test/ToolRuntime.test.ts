@@ -71,6 +71,32 @@ const overlaps = (a: { start: number; end: number }, b: { start: number; end: nu
   a.start < b.end && b.start < a.end
 
 describe("ToolRuntime", () => {
+  it.effect("a tool's sandbox line lands in meta.sandbox of every call that ran, and of none that did not", () =>
+    Effect.gen(function*() {
+      const shell = Tool.make("shell", {
+        description: "Runs a command.",
+        parameters: { command: Schema.String, full: Schema.optional(Schema.Boolean) },
+        sandbox: ({ full }) => full === true ? "sandbox: none (danger-full-access)" : "sandbox: read-only (bubblewrap)",
+        handler: ({ command }) => command === "fail" ? Effect.fail("it failed") : Effect.succeed(command)
+      })
+      const runtime = yield* runtimeWith([shell, echo])
+      const results = yield* runtime.runTurn([
+        call("a", "shell", { command: "ls" }),
+        call("b", "shell", { command: "rm", full: true }),
+        call("c", "shell", { command: "fail" }),
+        call("d", "shell", { command: 42 }),
+        call("e", "echo", { text: "hi" })
+      ])
+      assert.deepStrictEqual(results.map((result) => result.meta.sandbox), [
+        "sandbox: read-only (bubblewrap)",
+        "sandbox: none (danger-full-access)",
+        "sandbox: read-only (bubblewrap)",
+        undefined,
+        undefined
+      ])
+      assert.isTrue(results[2]!.isError)
+    }))
+
   it.effect("returns exactly one result per call, in call order, paired by id", () =>
     Effect.gen(function*() {
       const runtime = yield* runtimeWith([echo])
