@@ -56,11 +56,16 @@ const run = (config: Sandbox.Config, options: ProcessRunner.RunOptions) =>
 /** A TCP server on the host's loopback that answers every connection with a word. */
 const loopbackServer = Effect.acquireRelease(
   Effect.async<{ readonly port: number; readonly server: NodeNet.Server }>((resume) => {
-    const server = NodeNet.createServer((socket) => socket.end("HELLO-FROM-HOST\n"))
+    const server = NodeNet.createServer((socket) => {
+      socket.end("HELLO-FROM-HOST\n")
+    })
     server.listen(0, "127.0.0.1", () =>
       resume(Effect.succeed({ port: (server.address() as NodeNet.AddressInfo).port, server })))
   }),
-  ({ server }) => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
+  ({ server }) =>
+    Effect.async<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })
 )
 
 /** A node one-liner that connects to the host's loopback and prints what it got, or the error code. */
