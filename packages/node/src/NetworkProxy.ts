@@ -143,11 +143,15 @@ export const canonicalHost = (input: string): Option.Option<Host> => {
   if (unbracketed.includes(":")) {
     // The URL parser prints IPv6 canonically (`0:0::1` is `[::1]`), so two
     // spellings of one address compare equal.
-    return NodeNet.isIPv6(unbracketed)
+    return /^[0-9a-fA-F:.]+$/.test(unbracketed) && NodeNet.isIPv6(unbracketed)
       ? Option.some({ kind: "ip", name: new URL(`http://[${unbracketed}]/`).hostname.slice(1, -1) })
       : Option.none()
   }
-  if (unbracketed !== input) return Option.none()
+  // `domainToASCII` reads its input as a URL host and stops at `/`, `?`,
+  // `#` and the like (`example.com/x` gives `example.com`): only name
+  // characters may reach it. Non-ASCII ones that map to such characters
+  // are refused by it.
+  if (unbracketed !== input || !/^[A-Za-z0-9._\u0080-\u{10ffff}-]+$/u.test(input)) return Option.none()
   const name = input.endsWith(".") ? input.slice(0, -1) : input
   // `domainToASCII` lowercases, applies punycode, and turns every IPv4
   // spelling the URL standard knows (`127.1`, `0x7f.0.0.1`, `2130706433`)
@@ -772,12 +776,22 @@ export const layer = (options: Options): Layer.Layer<NetworkProxy, NetworkProxyE
  * shell's conventions: 125 cannot listen, 126 cannot run the command, 127
  * no such command. A command killed by a signal makes the bridge die of the
  * same signal; for the signals Node keeps for itself (SIGPIPE, SIGUSR1) it
- * exits with 128 + the signal number.
+ * exits with 128 + the signal number. The signal handlers are installed
+ * first, so a SIGTERM that comes before the command exists ends the bridge
+ * (as it would have ended the command) rather than orphaning it.
  */
 const bridgeSource = `"use strict";
 const net = require("net"), cp = require("child_process"), os = require("os");
 const [socketPath, port, command, ...args] = process.argv.slice(1);
+const signals = ["SIGTERM", "SIGINT", "SIGHUP"];
+let child;
 const fail = (code, text) => { process.stderr.write("network bridge: " + text + "\\n"); process.exit(code); };
+const die = (signal) => {
+  for (const s of signals) process.removeAllListeners(s);
+  process.kill(process.pid, signal);
+  setTimeout(() => process.exit(128 + (os.constants.signals[signal] || 0)), 100);
+};
+for (const signal of signals) process.on(signal, () => (child === undefined ? die(signal) : child.kill(signal)));
 const server = net.createServer({ allowHalfOpen: true }, (client) => {
   const upstream = net.connect({ path: socketPath, allowHalfOpen: true });
   const end = () => { client.destroy(); upstream.destroy(); };
@@ -787,17 +801,10 @@ const server = net.createServer({ allowHalfOpen: true }, (client) => {
 });
 server.on("error", (error) => fail(125, "cannot listen on 127.0.0.1:" + port + " (" + error.code + ")"));
 server.listen(Number(port), "127.0.0.1", () => {
-  const signals = ["SIGTERM", "SIGINT", "SIGHUP"];
-  const child = cp.spawn(command, args, { stdio: "inherit" });
-  for (const signal of signals) process.on(signal, () => child.kill(signal));
+  child = cp.spawn(command, args, { stdio: "inherit" });
   child.on("error", (error) =>
     fail(error.code === "ENOENT" ? 127 : 126, "cannot run " + JSON.stringify(command) + " (" + error.code + ")"));
-  child.on("exit", (code, signal) => {
-    if (signal === null) process.exit(code);
-    for (const s of signals) process.removeAllListeners(s);
-    process.kill(process.pid, signal);
-    setTimeout(() => process.exit(128 + (os.constants.signals[signal] || 0)), 100);
-  });
+  child.on("exit", (code, signal) => (signal === null ? process.exit(code) : die(signal)));
 });
 `
 
