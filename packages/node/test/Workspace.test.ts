@@ -1,9 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as NFS from "node:fs/promises"
 import * as OS from "node:os"
 import * as NodePath from "node:path"
+import * as PathWalk from "../src/PathWalk.js"
 import * as Workspace from "../src/Workspace.js"
 
 /**
@@ -25,6 +28,7 @@ const sandbox = Effect.acquireRelease(
     await NFS.writeFile(NodePath.join(base, "ws-evil", "secret.txt"), "secret\n")
     await NFS.writeFile(NodePath.join(outside, "canary.txt"), "canary\n")
     await NFS.symlink("sub", NodePath.join(ws, "link-in"))
+    await NFS.symlink("a.txt", NodePath.join(ws, "link-to-a"))
     await NFS.symlink(outside, NodePath.join(ws, "link-out"))
     await NFS.symlink(NodePath.join(outside, "canary.txt"), NodePath.join(ws, "file-link"))
     await NFS.symlink(NodePath.join(outside, "new.txt"), NodePath.join(ws, "dangling-out"))
@@ -202,4 +206,129 @@ describe("Workspace", () => {
     assert.isFalse(Workspace.isInside("/ws", "/w"))
     assert.isTrue(Workspace.isInside("/", "/etc"))
   })
+})
+
+// ---------------------------------------------------------------------------
+// PathWalk: what the file tools open with. Its own module, tested here with
+// the workspace it confines to.
+// ---------------------------------------------------------------------------
+
+/** The descriptors this process holds open. */
+const openDescriptors = Effect.promise(() => NFS.readdir("/proc/self/fd")).pipe(Effect.map((fds) => fds.length))
+
+describe.skipIf(!hasProc)("PathWalk", () => {
+  it.scopedLive("follows links that stay inside, by walking them, to their real place", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* sandbox
+      const file = yield* PathWalk.entry(ws, "link-in/b.txt")
+      assert.strictEqual(file.real, NodePath.join(ws, "sub", "b.txt"))
+      assert.strictEqual(file.parent.real, NodePath.join(ws, "sub"))
+      assert.isTrue(file.stats?.isFile())
+      // A link as the last component is walked too, so the entry is never a link.
+      assert.strictEqual((yield* PathWalk.entry(ws, "link-to-a")).real, NodePath.join(ws, "a.txt"))
+      assert.strictEqual((yield* PathWalk.directory(ws, "link-in")).real, NodePath.join(ws, "sub"))
+      const dangling = yield* PathWalk.entry(ws, "dangling-in")
+      assert.strictEqual(dangling.real, NodePath.join(ws, "sub", "created.txt"))
+      assert.isUndefined(dangling.stats)
+      assert.strictEqual((yield* PathWalk.directory(ws, ".")).real, ws)
+    }))
+
+  const escapes: ReadonlyArray<{
+    readonly path: string
+    readonly goal: "entry" | "directory"
+    readonly problem: PathWalk.Escape["problem"]
+  }> = [
+    { path: "link-out", goal: "directory", problem: "symlink" },
+    { path: "link-out/canary.txt", goal: "entry", problem: "symlink" },
+    { path: "link-out/new/deeper.txt", goal: "entry", problem: "symlink" },
+    { path: "file-link", goal: "entry", problem: "symlink" },
+    { path: "dangling-out", goal: "entry", problem: "symlink" },
+    { path: "chain", goal: "entry", problem: "symlink" },
+    { path: "dangling-dir/x.txt", goal: "entry", problem: "symlink" },
+    { path: "proc-root/etc/passwd", goal: "entry", problem: "symlink" },
+    { path: "proc-cwd", goal: "directory", problem: "symlink" },
+    { path: "loop-a", goal: "entry", problem: "loop" },
+    { path: "../outside/canary.txt", goal: "entry", problem: "outside" },
+    { path: "/etc", goal: "directory", problem: "outside" }
+  ]
+  for (const escape of escapes) {
+    it.scopedLive(`refuses ${escape.path} (${escape.problem}), creating nothing`, () =>
+      Effect.gen(function*() {
+        const { outside, ws } = yield* sandbox
+        const before = yield* Effect.promise(() => NFS.readdir(outside))
+        const error = escape.goal === "directory"
+          ? yield* Effect.flip(PathWalk.directory(ws, escape.path))
+          : yield* Effect.flip(PathWalk.entry(ws, escape.path, { createParents: true }))
+        assert.strictEqual(error._tag, "Escape")
+        assert.strictEqual(error._tag === "Escape" ? error.problem : undefined, escape.problem)
+        assert.deepStrictEqual(yield* Effect.promise(() => NFS.readdir(outside)), before)
+      }))
+  }
+
+  it.scopedLive("opens a name in a held directory without following a link there", () =>
+    Effect.gen(function*() {
+      // The race's window: the walk saw a file, and a link took its place before the open.
+      const { ws } = yield* sandbox
+      const root = yield* PathWalk.directory(ws, ".")
+      for (const name of ["file-link", "link-to-a"]) {
+        const error = yield* Effect.flip(PathWalk.openFile(root, name))
+        assert.deepStrictEqual(error, new PathWalk.Errno({ code: "ELOOP" }), name)
+      }
+      for (const name of ["link-out", "link-in", "proc-root"]) {
+        const error = yield* Effect.flip(PathWalk.openDirectory(root, name))
+        assert.strictEqual(error._tag, "Errno", name)
+        assert.include(["ELOOP", "ENOTDIR"], error._tag === "Errno" ? error.code : "", name)
+      }
+      const { handle, stats } = yield* PathWalk.openFile(root, "a.txt")
+      assert.isTrue(stats.isFile())
+      assert.strictEqual(yield* Effect.promise(() => handle.readFile("utf8")), "a\n")
+    }))
+
+  it.scopedLive("refuses a held directory moved out of the workspace", () =>
+    Effect.gen(function*() {
+      const { outside, ws } = yield* sandbox
+      const sub = yield* PathWalk.directory(ws, "sub")
+      yield* Effect.promise(() => NFS.rename(NodePath.join(ws, "sub"), NodePath.join(outside, "moved")))
+      const error = yield* Effect.flip(PathWalk.openFile(sub, "b.txt"))
+      assert.deepStrictEqual(error, new PathWalk.Escape({ problem: "moved" }))
+    }))
+
+  it.scopedLive("creates missing directories and writes inside the held one, leaving no temporary file", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* sandbox
+      const target = yield* PathWalk.entry(ws, "new/deeper/c.txt", { createParents: true })
+      assert.strictEqual(target.parent.real, NodePath.join(ws, "new", "deeper"))
+      yield* PathWalk.writeAtomic(target.parent, target.name, new TextEncoder().encode("c\n"), 0o640)
+      const written = NodePath.join(ws, "new", "deeper", "c.txt")
+      assert.strictEqual(yield* Effect.promise(() => NFS.readFile(written, "utf8")), "c\n")
+      assert.strictEqual((yield* Effect.promise(() => NFS.stat(written))).mode & 0o777, 0o640)
+      // Renaming a file over a directory fails: the temporary file goes with the failure.
+      const root = yield* PathWalk.directory(ws, ".")
+      const failed = yield* Effect.exit(PathWalk.writeAtomic(root, "sub", new Uint8Array(1), undefined))
+      assert.isTrue(Exit.isFailure(failed))
+      assert.deepStrictEqual((yield* Effect.promise(() => NFS.readdir(ws))).filter((name) => name.endsWith(".tmp")), [])
+      assert.deepStrictEqual(yield* Effect.promise(() => NFS.readdir(NodePath.join(ws, "new", "deeper"))), ["c.txt"])
+    }))
+
+  it.scopedLive("closes every descriptor it opens, on success, failure and interruption", () =>
+    Effect.gen(function*() {
+      const { ws } = yield* sandbox
+      const before = yield* openDescriptors
+      for (let i = 0; i < 20; i++) {
+        yield* Effect.scoped(PathWalk.entry(ws, "link-in/b.txt"))
+        yield* Effect.exit(Effect.scoped(PathWalk.entry(ws, "link-out/canary.txt")))
+        yield* Effect.exit(Effect.scoped(PathWalk.directory(ws, "loop-a")))
+        const held = yield* Deferred.make<void>()
+        const fiber = yield* Effect.fork(Effect.scoped(
+          Effect.zipRight(
+            PathWalk.directory(ws, "link-in"),
+            Effect.zipRight(Deferred.succeed(held, void 0), Effect.never)
+          )
+        ))
+        yield* Deferred.await(held)
+        assert.isAbove(yield* openDescriptors, before)
+        yield* Fiber.interrupt(fiber)
+      }
+      assert.strictEqual(yield* openDescriptors, before)
+    }))
 })
