@@ -1,0 +1,187 @@
+import { afterAll, assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import * as ProcessRunner from "../src/ProcessRunner.js"
+import * as Sandbox from "../src/Sandbox.js"
+import * as KillTrials from "./KillTrials.js"
+
+// Randomized process trees ended in every way a call ends, and the processes
+// that outlive them, counted from /proc (see KillTrials.ts; `pnpm bench:kill`
+// runs 1,000 of each). The seed is printed: KILL_SEED=<seed> repeats a run.
+// Real processes on a machine that may be loaded (2 cores, other suites in
+// parallel): the time bound is generous, and the real figures are printed.
+
+const KILL_GRACE = 200
+const SETTLE = 100
+const CONCURRENCY = 4
+/** Deadline → result, less the grace owed to a script that ignores SIGTERM, for 99 trials in 100. */
+const P99_BOUND = 500
+
+const workspace = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "kill-trials-"))
+afterAll(() => NodeFs.rmSync(workspace, { recursive: true, force: true }))
+
+const programs: KillTrials.Programs = {
+  // The real interpreter: a version manager's shim would add a process and a slow start to each trial.
+  python: NodeChildProcess.execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" })
+    .trim(),
+  node: process.execPath
+}
+
+const seedOf = Effect.suspend(() =>
+  process.env.KILL_SEED === undefined
+    ? Random.nextIntBetween(0, 2 ** 31 - 1)
+    : Effect.succeed(Number(process.env.KILL_SEED))
+)
+
+const trialsRun = (
+  title: string,
+  options: Omit<KillTrials.GenerateOptions, "seed" | "run" | "programs"> & { readonly seed: number }
+) =>
+  Effect.gen(function*() {
+    const runner = yield* ProcessRunner.ProcessRunner
+    const run = `${options.seed}.${title.replaceAll(" ", "-")}`
+    const trials = yield* KillTrials.generate({ ...options, run, programs })
+    const started = performance.now()
+    const outcomes = yield* KillTrials.runAll(runner, trials, {
+      run,
+      concurrency: CONCURRENCY,
+      killGraceMillis: KILL_GRACE,
+      settleMillis: SETTLE,
+      cwd: workspace
+    })
+    const summary = KillTrials.summarize(outcomes, KILL_GRACE)
+    console.log(
+      KillTrials.report(
+        `${title}, seed ${options.seed} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+        outcomes,
+        KILL_GRACE
+      )
+    )
+    return { outcomes, summary, trials }
+  })
+
+/** Each trial that left processes, with them and its script, for a failure message. */
+const describeLeft = (outcomes: ReadonlyArray<KillTrials.Outcome>, which: "outlived" | "survivors") =>
+  outcomes.filter((outcome) => outcome[which].length > 0).map((outcome) =>
+    `trial ${outcome.trial.index} (${outcome.trial.ending}): ${
+      outcome[which].map((survivor) => `${survivor.part} ${survivor.name}`).join(", ")
+    }\n${outcome.trial.script}`
+  ).join("\n\n")
+
+/** Every allowed shape × ending pair led at least one trial. */
+const assertCovered = (
+  trials: ReadonlyArray<KillTrials.Trial>,
+  allow: (shape: KillTrials.Shape, ending: KillTrials.Ending) => boolean
+) => {
+  for (const ending of KillTrials.endings) {
+    for (const shape of KillTrials.shapes) {
+      if (!allow(shape, ending)) continue
+      assert.isTrue(
+        trials.some((trial) => trial.ending === ending && trial.parts.some((part) => part.shape === shape)),
+        `no trial of ${shape} × ${ending}`
+      )
+    }
+  }
+}
+
+/** Escapees the unconfined runner finds while the child runs: descendants that left the group. */
+const foundWhileAlive: ReadonlySet<KillTrials.Shape> = new Set<KillTrials.Shape>([
+  "setsid-trap",
+  "set-m",
+  "python-setsid"
+])
+
+describe.skipIf(process.platform !== "linux")("KillTrials", () => {
+  layer(
+    ProcessRunner.layerSandboxed.pipe(Layer.provide(Sandbox.layer({ workspace, fallback: "refuse" }))),
+    { excludeTestServices: true }
+  )("sandboxed", (it) => {
+    it.effect(
+      "no process of any tree outlives its trial, and the result follows the deadline",
+      () =>
+        Effect.gen(function*() {
+          const seed = yield* seedOf
+          // Three trials led by each of the 55 shape × ending pairs.
+          const { outcomes, summary, trials } = yield* trialsRun("sandboxed", { seed, count: 165 })
+          assertCovered(trials, () => true)
+          for (const payload of KillTrials.payloads) {
+            assert.isTrue(trials.some((trial) => trial.parts.some((part) => part.payload === payload)), payload)
+          }
+          // The scan is not blind: the marker reaches the confined tree.
+          assert.strictEqual(summary.unmarked, 0, `seed ${seed}: a tree showed no marked process while running`)
+          for (const outcome of outcomes) {
+            if (outcome.result !== undefined) assert.strictEqual(outcome.result.confinement?.backend, "bubblewrap")
+          }
+          // Not even killed late: nothing of the tree is alive once the result is in.
+          assert.strictEqual(summary.outlived, 0, `seed ${seed}:\n${describeLeft(outcomes, "outlived")}`)
+          assert.isBelow(summary.overrun.p99, P99_BOUND, `seed ${seed}: deadline → result p99`)
+        }),
+      { timeout: 120_000 }
+    )
+  })
+
+  layer(ProcessRunner.layer, { excludeTestServices: true })("unconfined", (it) => {
+    // What the unconfined runner can reach: its process group, and escapees
+    // it finds by their parent chain while the child runs (those that ignore
+    // SIGTERM must get their SIGKILL even when the child died at once). A
+    // normal exit with a triple fork in flight is the fork race: the final
+    // SIGKILL to the group must still be sent.
+    const allow = (shape: KillTrials.Shape, ending: KillTrials.Ending) =>
+      KillTrials.inGroup.has(shape) || (foundWhileAlive.has(shape) && ending !== "exit")
+
+    it.effect(
+      "no process in the group, and no escapee found while the child runs, outlives its trial",
+      () =>
+        Effect.gen(function*() {
+          const seed = yield* seedOf
+          const { outcomes, summary, trials } = yield* trialsRun("unconfined", { seed, count: 74, allow })
+          assertCovered(trials, allow)
+          assert.strictEqual(summary.unmarked, 0)
+          // Never killed. An escapee that ignores SIGTERM may get its SIGKILL
+          // after the result, at the end of its grace: counted, not failed.
+          assert.strictEqual(summary.survivors, 0, `seed ${seed}:\n${describeLeft(outcomes, "survivors")}`)
+          assert.isBelow(summary.overrun.p99, P99_BOUND, `seed ${seed}: deadline → result p99`)
+        }),
+      { timeout: 120_000 }
+    )
+
+    it.effect(
+      "the harness finds an escapee the unconfined runner cannot reach (setsid -f)",
+      () =>
+        Effect.gen(function*() {
+          const seed = yield* seedOf
+          // Re-parented at once, `setsid -f` is out of reach without a PID
+          // namespace: the harness must see it, or it could not see anything.
+          const { outcomes } = yield* trialsRun("harness check", {
+            seed,
+            count: 10,
+            allow: (shape) => shape === "setsid-f",
+            payloads: ["quiet"]
+          })
+          for (const outcome of outcomes) {
+            if (outcome.trial.ending !== "exit") continue
+            // The script exits only after `setsid -f` returned: the escapee exists by then.
+            assert.isTrue(
+              outcome.survivors.some((survivor) => survivor.part === "setsid-f/quiet"),
+              outcome.trial.script
+            )
+          }
+          assert.isAtLeast(
+            outcomes.filter((outcome) => outcome.survivors.length > 0).length,
+            8,
+            `seed ${seed}: the harness found the setsid -f escapees of fewer than 8 trials in 10`
+          )
+          // Only the escapees survive: the rest of each tree was in the group.
+          for (const outcome of outcomes) {
+            for (const survivor of outcome.survivors) assert.strictEqual(survivor.part, "setsid-f/quiet")
+          }
+        }),
+      { timeout: 60_000 }
+    )
+  })
+})
