@@ -1505,7 +1505,14 @@ export const grep = (options?: GrepOptions) => {
                 : found.stats.isDirectory()
                 ? Effect.flatMap(
                   PathWalk.openDirectory(found.parent, found.name).pipe(
-                    Effect.mapError(refusal(workspace, input, where))
+                    // The walk saw a directory there; not finding one now means it was swapped meanwhile.
+                    Effect.mapError((error) =>
+                      refusal(workspace, input, where)(
+                        error._tag === "Errno" && error.code === "ENOTDIR"
+                          ? new PathWalk.Errno({ code: "ELOOP" })
+                          : error
+                      )
+                    )
                   ),
                   searchTree
                 )

@@ -154,6 +154,25 @@ const plans: ReadonlyArray<
 
 const toolName = (plan: string) => plan.split(" ")[0]!
 
+/** Why a call was refused after its path check passed: the walk met the swapped state. */
+const reasonOf = (text: string): string =>
+  /through a symbolic link/.test(text)
+    ? "link outside"
+    : /led to another file/.test(text)
+    ? "link changed"
+    : /replaced by a symbolic link/.test(text)
+    ? "link at open"
+    : /too many symbolic links/.test(text)
+    ? "flipping"
+    : /moved out of the workspace/.test(text)
+    ? "moved out"
+    : /no such file/.test(text)
+    ? "missing"
+    : text.slice(0, 80)
+
+/** The descriptors this process holds open. */
+const openDescriptors = Effect.promise(() => NFS.readdir("/proc/self/fd")).pipe(Effect.map((fds) => fds.length))
+
 describe("file tools under a swapping racer", () => {
   it.live.skipIf(process.platform !== "linux")(
     "no call reads, writes or creates anything outside the workspace",
@@ -176,27 +195,36 @@ describe("file tools under a swapping racer", () => {
           )
         )
         const race = yield* racer(dirs.pairs)
+        const descriptors = yield* openDescriptors
         const tally: Array<string> = []
         const leaks: Array<string> = []
         const started = performance.now()
         for (const plan of plans) {
           const counts: Record<Outcome, number> = { "ok": 0, "refused before": 0, "refused by the walk": 0 }
           const state = new Map<string, string>()
+          const reasons = new Map<string, number>()
+          const from = performance.now()
           for (let i = 0; i < CALLS; i++) {
             const input = plan.input(i, state)
             const result = yield* runtime.runCall({ id: `${i}`, name: toolName(plan.tool), input })
             const text = ToolResult.text(result)
             const outcome = outcomeOf(result)
             counts[outcome]++
+            if (outcome === "refused by the walk") {
+              const reason = reasonOf(text)
+              reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
+            }
             if (text.includes(MARKER)) leaks.push(`${plan.tool} ${JSON.stringify(input)}: ${text.slice(0, 300)}`)
             if (plan.tool === "edit_file" && outcome === "ok" && "path" in input && "new_string" in input) {
               state.set(String(input.path), String(input.new_string))
             }
           }
           tally.push(
-            `${plan.tool.padEnd(24)} ${String(counts.ok).padStart(5)} ok ${
+            `${plan.tool.padEnd(23)}${String(counts.ok).padStart(5)} ok${
               String(counts["refused before"]).padStart(5)
-            } refused by the path check ${String(counts["refused by the walk"]).padStart(5)} refused by the walk`
+            } refused by the path check${String(counts["refused by the walk"]).padStart(5)} by the walk (${
+              Array.from(reasons, ([reason, n]) => `${reason} ${n}`).join(", ")
+            }) in ${((performance.now() - from) / 1000).toFixed(1)} s`
           )
           // The race was hit both ways: some calls got through, some met a link.
           assert.isAbove(counts.ok, 0, `${plan.tool}: no call succeeded`)
@@ -207,6 +235,8 @@ describe("file tools under a swapping racer", () => {
           )
         }
         const elapsed = (performance.now() - started) / 1000
+        // Every descriptor a walk opened was closed again, refused calls' included.
+        assert.strictEqual(yield* openDescriptors, descriptors, "descriptors leaked")
         const { flips, seconds } = yield* race.stop
         const rate = Math.round(flips / seconds)
         console.log(
