@@ -745,6 +745,41 @@ describe("NetworkProxy.bridge", () => {
       assert.strictEqual(noBridge.code, 7, noBridge.stderr)
     }))
 
+  it.scopedLive("starter: the socket goes in the sandbox's /tmp, and wrap puts a launch behind the bridge", () =>
+    Effect.gen(function*() {
+      const origin = yield* httpOrigin
+      const directory = NodeFs.mkdtempSync(NodePath.join(scratch, "tmp-"))
+      const { lookup } = recordingLookup()
+      const { proxy, wrap } = yield* NetworkProxy.starter({ lookup, port: 3129 })({
+        directory,
+        network: { allowedDomains: ["allowed.test"], deniedDomains: [] }
+      })
+      assert.strictEqual(proxy.socketPath, NodePath.join(directory, "network-proxy.sock"))
+      const launch = wrap({
+        command: "sh",
+        args: ["-c", `curl -sS -m 5 http://allowed.test:${origin}/via-starter; echo " $HTTPS_PROXY"`],
+        cwd: "/",
+        env: { KEPT: "yes", HTTPS_PROXY: "http://overridden.example" }
+      })
+      assert.strictEqual(launch.cwd, "/")
+      assert.strictEqual(launch.env.KEPT, "yes")
+      const ran = yield* runProgram(
+        "bwrap",
+        [
+          ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", directory, "/tmp"],
+          ...["--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--"],
+          launch.command,
+          ...launch.args
+        ],
+        launch.env
+      )
+      assert.strictEqual(ran.code, 0, ran.stderr)
+      assert.strictEqual(
+        ran.stdout,
+        `origin saw GET /via-starter host=allowed.test:${origin} proxy-authorization=none http://127.0.0.1:3129\n`
+      )
+    }))
+
   it.scopedLive("passes the command's exit code back, and the bridge's own failures have codes", () =>
     Effect.gen(function*() {
       const { proxy } = yield* sandboxedProxy
