@@ -444,6 +444,32 @@ describe("edit_file", () => {
     }))
 })
 
+describe("hard links", () => {
+  it.scopedLive("a file with several names (pnpm's store) is read and edited; the edit replaces only this name", () =>
+    Effect.gen(function*() {
+      const dirs = yield* sandbox
+      const store = NodePath.join(dirs.ws, "store", "index.js")
+      const linked = NodePath.join(dirs.ws, "node_modules", "pkg", "index.js")
+      yield* put(store, "export const version = 1\n")
+      yield* Effect.promise(async () => {
+        await NFS.mkdir(NodePath.dirname(linked), { recursive: true })
+        await NFS.link(store, linked)
+      })
+      assert.strictEqual((yield* Effect.promise(() => NFS.stat(linked))).nlink, 2)
+      const read = yield* run(dirs, "read_file", { path: "node_modules/pkg/index.js" })
+      assert.strictEqual(ToolResult.text(read), "     1\texport const version = 1")
+      const edited = yield* run(dirs, "edit_file", {
+        path: "node_modules/pkg/index.js",
+        old_string: "version = 1",
+        new_string: "version = 2"
+      })
+      assert.isFalse(edited.isError, ToolResult.text(edited))
+      assert.strictEqual(yield* file(linked), "export const version = 2\n")
+      // A rename gives the edited name a new inode: the store's copy is not written through.
+      assert.strictEqual(yield* file(store), "export const version = 1\n")
+    }))
+})
+
 describe("list_directory", () => {
   it.scopedLive("lists directories first, marks links, and does not follow them", () =>
     Effect.gen(function*() {
