@@ -86,7 +86,8 @@ export const Meta = Schema.Struct({
   untrusted: Schema.optional(Schema.Boolean),
   sandbox: Schema.optional(
     Schema.String.annotations({
-      description: "How the call's commands were confined, for a tool that runs them (`sandbox: workspace-write (bubblewrap), network off`)."
+      description:
+        "How the call's commands were confined, for a tool that runs them (`sandbox: workspace-write (bubblewrap), network off`)."
     })
   )
 })

@@ -945,188 +945,188 @@ const millis = (input: Duration.DurationInput | undefined, fallback: Duration.Du
  */
 export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.gen(function*() {
-  const live = new Set<Child>()
-  const killWait = Duration.toMillis(defaults.killWait)
+    const live = new Set<Child>()
+    const killWait = Duration.toMillis(defaults.killWait)
 
-  /** Waits for the exit, the lost group, the drained pipes; then the result. */
-  const lifecycle = (child: Child, drainMillis: number): Effect.Effect<void> =>
-    Effect.gen(function*() {
-      yield* Effect.raceFirst(Deferred.await(child.exited), Deferred.await(child.gaveUp))
-      if (child.exit !== undefined) child.reapGroup()
-      const drain = yield* Effect.raceAll([
-        Effect.as(Deferred.await(child.pipesClosed), "closed" as const),
-        Effect.as(Deferred.await(child.discarded), "discarded" as const),
-        Effect.as(Effect.sleep(drainMillis), "timeout" as const)
-      ])
-      if (drain !== "closed") {
-        child.pipesForcedClosed = drain === "timeout"
-        child.destroyPipes()
-      }
-      yield* Deferred.succeed(child.settled, child.finish())
-    })
+    /** Waits for the exit, the lost group, the drained pipes; then the result. */
+    const lifecycle = (child: Child, drainMillis: number): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        yield* Effect.raceFirst(Deferred.await(child.exited), Deferred.await(child.gaveUp))
+        if (child.exit !== undefined) child.reapGroup()
+        const drain = yield* Effect.raceAll([
+          Effect.as(Deferred.await(child.pipesClosed), "closed" as const),
+          Effect.as(Deferred.await(child.discarded), "discarded" as const),
+          Effect.as(Effect.sleep(drainMillis), "timeout" as const)
+        ])
+        if (drain !== "closed") {
+          child.pipesForcedClosed = drain === "timeout"
+          child.destroyPipes()
+        }
+        yield* Deferred.succeed(child.settled, child.finish())
+      })
 
-  /**
-   * Waits, until `until`, for the escapees signalled with the leader to
-   * die; the leader dying first (it may exit at once on SIGTERM) must not
-   * spare an escapee that ignores SIGTERM its SIGKILL.
-   */
-  const awaitEscapees = (child: Child, until: number): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const wait = until - child.clock.unsafeCurrentTimeMillis()
-      if (wait <= 0 || child.liveEscapees().length === 0) return Effect.void
-      return Effect.zipRight(Effect.sleep(Math.min(wait, 20)), awaitEscapees(child, until))
-    })
-
-  /** SIGTERM, grace, SIGKILL: runs once per child, whoever asks first. */
-  const killSequence = (child: Child, graceMillis: number): Effect.Effect<void> =>
-    Effect.gen(function*() {
-      if (child.exit !== undefined) return
-      const graceEnd = child.clock.unsafeCurrentTimeMillis() + graceMillis
-      child.signal("SIGTERM")
-      const exited = yield* Effect.timeoutOption(Deferred.await(child.exited), graceMillis)
-      if (Option.isSome(exited)) {
-        if (child.escaped.size === 0) return
-        yield* awaitEscapees(child, graceEnd)
-        child.signalEscaped("SIGKILL")
-        return
-      }
-      child.signal("SIGKILL")
-      const killed = yield* Effect.timeoutOption(Deferred.await(child.exited), killWait)
-      if (Option.isNone(killed)) yield* Deferred.succeed(child.gaveUp, undefined)
-    })
-
-  /** Starts the kill sequence unless it runs already or the child is gone; does not wait. */
-  const beginStop = (child: Child, reason: StopReason, graceMillis: number): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      if (child.stopping !== undefined || child.exit !== undefined) return Effect.void
-      child.stopReason ??= reason
-      // Forked interruptible: a fiber inherits the uninterruptible region it
-      // is forked from, and its timeouts could then never cancel their waits.
-      return Effect.flatMap(
-        Effect.forkDaemon(Effect.interruptible(killSequence(child, graceMillis))),
-        (fiber) =>
-          Effect.sync(() => {
-            child.stopping = fiber
-          })
-      )
-    }).pipe(Effect.uninterruptible)
-
-  const stop = (child: Child, reason: StopReason, graceMillis: number): Effect.Effect<Result> =>
-    Effect.zipRight(beginStop(child, reason, graceMillis), Deferred.await(child.settled))
-
-  /** Stops the process on timeout or silence; ends when the process exits. */
-  const watch = (child: Child, timeoutMillis: number, idleMillis: number, graceMillis: number) => {
-    const deadline = child.startedAt + timeoutMillis
-    const loop: Effect.Effect<void> = Effect.suspend(() => {
-      if (child.exit !== undefined || child.stopping !== undefined) return Effect.void
-      const now = child.clock.unsafeCurrentTimeMillis()
-      const idleAt = child.lastActivity + idleMillis
-      // Only starts the sequence: whoever waits for the result waits for its end.
-      if (now >= deadline) return beginStop(child, "timeout", graceMillis)
-      if (now >= idleAt) return beginStop(child, "idle", graceMillis)
-      return Effect.zipRight(Effect.sleep(Math.min(deadline, idleAt) - now), loop)
-    })
-    return Effect.raceFirst(loop, Effect.asVoid(Deferred.await(child.exited)))
-  }
-
-  // Untraced: a span would end with the command line (which may hold a secret) in its status; the
-  // call's own execute span, whose exit the runtime redacts, covers the process.
-  const start = Effect.fnUntraced(function*(options: RunOptions) {
-    // After shutdown nothing may start: a child could no longer be tracked or killed.
-    if (closed) return yield* new SpawnError({ command: options.command, reason: "shutdown", errno: "ESHUTDOWN" })
-    const runtime = yield* Effect.runtime<never>()
-    const clock = yield* Effect.clock
-    const graceMillis = millis(options.killGrace, defaults.killGrace)
-    const drainMillis = millis(options.drainTimeout, defaults.drainTimeout)
-    const launch = sandbox === undefined
-      ? undefined
-      : yield* Effect.mapError(
-        sandbox.prepare({
-          command: options.command,
-          args: options.args ?? [],
-          cwd: options.cwd,
-          env: options.env
-        }, options.policy),
-        (error) =>
-          new SpawnError({
-            command: options.command,
-            reason: "sandbox",
-            errno: "ESANDBOX",
-            detail: error.reason === "unavailable"
-              ? `it must run in a sandbox, and none is available here. ${error.detail}`
-              : `the sandbox could not be set up. ${error.detail}`
-          })
-      )
-    const acquire = Effect.flatMap(
-      Effect.try({
-        try: () =>
-          new Child(
-            options,
-            launch ?? { command: options.command, args: options.args ?? [], cwd: options.cwd, env: options.env },
-            launch?.confinement,
-            launch?.pidNamespace ?? false,
-            clock,
-            runtime,
-            live
-          ),
-        catch: (error) => error
-      }),
-      (child) =>
-        Deferred.await(child.spawned).pipe(
-          Effect.as(child),
-          Effect.tapError(() => Effect.sync(() => child.destroyPipes()))
-        )
-    ).pipe(Effect.catchAll((error) => Effect.flip(classify(options.command, options.cwd, error))))
-    const child = yield* Effect.acquireRelease(acquire, (child, exit) =>
+    /**
+     * Waits, until `until`, for the escapees signalled with the leader to
+     * die; the leader dying first (it may exit at once on SIGTERM) must not
+     * spare an escapee that ignores SIGTERM its SIGKILL.
+     */
+    const awaitEscapees = (child: Child, until: number): Effect.Effect<void> =>
       Effect.suspend(() => {
-        if (child.result !== undefined) return Effect.void
-        // Nobody will read this output: do not wait for the pipes.
-        Deferred.unsafeDone(child.discarded, Exit.void)
-        return Effect.asVoid(stop(child, Exit.isInterrupted(exit) ? "interrupted" : "stopped", graceMillis))
-      }))
-    yield* Effect.forkDaemon(Effect.interruptible(lifecycle(child, drainMillis)))
-    const timeoutMillis = options.timeout === undefined ? Infinity : Duration.toMillis(options.timeout)
-    const idleMillis = options.idleTimeout === undefined ? Infinity : Duration.toMillis(options.idleTimeout)
-    if (timeoutMillis !== Infinity || idleMillis !== Infinity) {
-      yield* Effect.forkScoped(watch(child, timeoutMillis, idleMillis, graceMillis))
-    }
-    return {
-      pid: child.pid,
-      result: Deferred.await(child.settled),
-      poll: Effect.sync(() => Option.fromNullable(child.result)),
-      stop: (reason = "stopped") => stop(child, reason, graceMillis),
-      stdout: child.stdout,
-      stderr: child.stderr
-    } satisfies Running
-  })
+        const wait = until - child.clock.unsafeCurrentTimeMillis()
+        if (wait <= 0 || child.liveEscapees().length === 0) return Effect.void
+        return Effect.zipRight(Effect.sleep(Math.min(wait, 20)), awaitEscapees(child, until))
+      })
 
-  // The runtime is shutting down: no grace, every group gets SIGKILL.
-  let closed = false
-  yield* Effect.addFinalizer(() =>
-    Effect.suspend(() => {
-      closed = true
-      const children = Array.from(live)
-      for (const child of children) {
-        child.stopReason ??= "shutdown"
-        Deferred.unsafeDone(child.discarded, Exit.void)
+    /** SIGTERM, grace, SIGKILL: runs once per child, whoever asks first. */
+    const killSequence = (child: Child, graceMillis: number): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        if (child.exit !== undefined) return
+        const graceEnd = child.clock.unsafeCurrentTimeMillis() + graceMillis
+        child.signal("SIGTERM")
+        const exited = yield* Effect.timeoutOption(Deferred.await(child.exited), graceMillis)
+        if (Option.isSome(exited)) {
+          if (child.escaped.size === 0) return
+          yield* awaitEscapees(child, graceEnd)
+          child.signalEscaped("SIGKILL")
+          return
+        }
         child.signal("SIGKILL")
-      }
-      // The wait is interruptible: a finalizer runs uninterruptibly, and the
-      // timeout could then never end the wait for a child that does not die.
-      return Effect.forEach(
-        children,
-        (child) => Effect.timeoutOption(Effect.interruptible(Deferred.await(child.settled)), killWait),
-        { concurrency: "unbounded", discard: true }
-      )
-    })
-  )
+        const killed = yield* Effect.timeoutOption(Deferred.await(child.exited), killWait)
+        if (Option.isNone(killed)) yield* Deferred.succeed(child.gaveUp, undefined)
+      })
 
-  return {
-    start,
-    run: (options: RunOptions) => Effect.scoped(Effect.flatMap(start(options), (running) => running.result)),
-    liveCount: Effect.sync(() => live.size)
-  } satisfies Service
-})
+    /** Starts the kill sequence unless it runs already or the child is gone; does not wait. */
+    const beginStop = (child: Child, reason: StopReason, graceMillis: number): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (child.stopping !== undefined || child.exit !== undefined) return Effect.void
+        child.stopReason ??= reason
+        // Forked interruptible: a fiber inherits the uninterruptible region it
+        // is forked from, and its timeouts could then never cancel their waits.
+        return Effect.flatMap(
+          Effect.forkDaemon(Effect.interruptible(killSequence(child, graceMillis))),
+          (fiber) =>
+            Effect.sync(() => {
+              child.stopping = fiber
+            })
+        )
+      }).pipe(Effect.uninterruptible)
+
+    const stop = (child: Child, reason: StopReason, graceMillis: number): Effect.Effect<Result> =>
+      Effect.zipRight(beginStop(child, reason, graceMillis), Deferred.await(child.settled))
+
+    /** Stops the process on timeout or silence; ends when the process exits. */
+    const watch = (child: Child, timeoutMillis: number, idleMillis: number, graceMillis: number) => {
+      const deadline = child.startedAt + timeoutMillis
+      const loop: Effect.Effect<void> = Effect.suspend(() => {
+        if (child.exit !== undefined || child.stopping !== undefined) return Effect.void
+        const now = child.clock.unsafeCurrentTimeMillis()
+        const idleAt = child.lastActivity + idleMillis
+        // Only starts the sequence: whoever waits for the result waits for its end.
+        if (now >= deadline) return beginStop(child, "timeout", graceMillis)
+        if (now >= idleAt) return beginStop(child, "idle", graceMillis)
+        return Effect.zipRight(Effect.sleep(Math.min(deadline, idleAt) - now), loop)
+      })
+      return Effect.raceFirst(loop, Effect.asVoid(Deferred.await(child.exited)))
+    }
+
+    // Untraced: a span would end with the command line (which may hold a secret) in its status; the
+    // call's own execute span, whose exit the runtime redacts, covers the process.
+    const start = Effect.fnUntraced(function*(options: RunOptions) {
+      // After shutdown nothing may start: a child could no longer be tracked or killed.
+      if (closed) return yield* new SpawnError({ command: options.command, reason: "shutdown", errno: "ESHUTDOWN" })
+      const runtime = yield* Effect.runtime<never>()
+      const clock = yield* Effect.clock
+      const graceMillis = millis(options.killGrace, defaults.killGrace)
+      const drainMillis = millis(options.drainTimeout, defaults.drainTimeout)
+      const launch = sandbox === undefined
+        ? undefined
+        : yield* Effect.mapError(
+          sandbox.prepare({
+            command: options.command,
+            args: options.args ?? [],
+            cwd: options.cwd,
+            env: options.env
+          }, options.policy),
+          (error) =>
+            new SpawnError({
+              command: options.command,
+              reason: "sandbox",
+              errno: "ESANDBOX",
+              detail: error.reason === "unavailable"
+                ? `it must run in a sandbox, and none is available here. ${error.detail}`
+                : `the sandbox could not be set up. ${error.detail}`
+            })
+        )
+      const acquire = Effect.flatMap(
+        Effect.try({
+          try: () =>
+            new Child(
+              options,
+              launch ?? { command: options.command, args: options.args ?? [], cwd: options.cwd, env: options.env },
+              launch?.confinement,
+              launch?.pidNamespace ?? false,
+              clock,
+              runtime,
+              live
+            ),
+          catch: (error) => error
+        }),
+        (child) =>
+          Deferred.await(child.spawned).pipe(
+            Effect.as(child),
+            Effect.tapError(() => Effect.sync(() => child.destroyPipes()))
+          )
+      ).pipe(Effect.catchAll((error) => Effect.flip(classify(options.command, options.cwd, error))))
+      const child = yield* Effect.acquireRelease(acquire, (child, exit) =>
+        Effect.suspend(() => {
+          if (child.result !== undefined) return Effect.void
+          // Nobody will read this output: do not wait for the pipes.
+          Deferred.unsafeDone(child.discarded, Exit.void)
+          return Effect.asVoid(stop(child, Exit.isInterrupted(exit) ? "interrupted" : "stopped", graceMillis))
+        }))
+      yield* Effect.forkDaemon(Effect.interruptible(lifecycle(child, drainMillis)))
+      const timeoutMillis = options.timeout === undefined ? Infinity : Duration.toMillis(options.timeout)
+      const idleMillis = options.idleTimeout === undefined ? Infinity : Duration.toMillis(options.idleTimeout)
+      if (timeoutMillis !== Infinity || idleMillis !== Infinity) {
+        yield* Effect.forkScoped(watch(child, timeoutMillis, idleMillis, graceMillis))
+      }
+      return {
+        pid: child.pid,
+        result: Deferred.await(child.settled),
+        poll: Effect.sync(() => Option.fromNullable(child.result)),
+        stop: (reason = "stopped") => stop(child, reason, graceMillis),
+        stdout: child.stdout,
+        stderr: child.stderr
+      } satisfies Running
+    })
+
+    // The runtime is shutting down: no grace, every group gets SIGKILL.
+    let closed = false
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        const children = Array.from(live)
+        for (const child of children) {
+          child.stopReason ??= "shutdown"
+          Deferred.unsafeDone(child.discarded, Exit.void)
+          child.signal("SIGKILL")
+        }
+        // The wait is interruptible: a finalizer runs uninterruptibly, and the
+        // timeout could then never end the wait for a child that does not die.
+        return Effect.forEach(
+          children,
+          (child) => Effect.timeoutOption(Effect.interruptible(Deferred.await(child.settled)), killWait),
+          { concurrency: "unbounded", discard: true }
+        )
+      })
+    )
+
+    return {
+      start,
+      run: (options: RunOptions) => Effect.scoped(Effect.flatMap(start(options), (running) => running.result)),
+      liveCount: Effect.sync(() => live.size)
+    } satisfies Service
+  })
 
 /**
  * A runner without a sandbox.

@@ -284,6 +284,7 @@ export interface Service {
   readonly status: Status
   /** The policy commands get unless they ask for another. */
   readonly policy: Policy
+  readonly network: Network
   /** The summary line a command would get under `policy` (default: the configured one). */
   readonly describe: (policy?: Policy | undefined) => string
   /**
@@ -381,7 +382,9 @@ const summaryOf = (confinement: Omit<Confinement, "summary">, problem: string | 
   if (confinement.unconfinedBecause === "unavailable") {
     return `sandbox: none (unconfined fallback: ${problem ?? "no sandbox backend"})`
   }
-  const network = confinement.network === "allowlist" ? "network: allowed domains only" : `network ${confinement.network}`
+  const network = confinement.network === "allowlist"
+    ? "network: allowed domains only"
+    : `network ${confinement.network}`
   return `sandbox: ${confinement.policy} (${confinement.backend}), ${network}`
 }
 
@@ -471,7 +474,11 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
     const proxy = network._tag === "Allowlist" && status.available && config.proxy !== undefined
       ? yield* Effect.mapError(
         config.proxy({ directory: privateTmp, network }),
-        () => new SandboxError({ reason: "setup_failed", detail: "The network proxy for the allowed domains could not start." })
+        () =>
+          new SandboxError({
+            reason: "setup_failed",
+            detail: "The network proxy for the allowed domains could not start."
+          })
       )
       : undefined
     if (network._tag === "Allowlist" && status.available && proxy === undefined) {
@@ -512,7 +519,12 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
           return Effect.succeed({ ...launch, confinement, pidNamespace: false })
         }
         const inner = proxy === undefined ? launch : proxy.wrap(launch)
-        const args = [...bubblewrapArgs(plan(config, policy, privateTmp), inner.cwd), "--", inner.command, ...inner.args]
+        const args = [
+          ...bubblewrapArgs(plan(config, policy, privateTmp), inner.cwd),
+          "--",
+          inner.command,
+          ...inner.args
+        ]
         return Effect.succeed({
           command: bwrap,
           args,
@@ -526,6 +538,7 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
     return {
       status,
       policy: configured,
+      network,
       describe: (policy) => confinementOf(policy ?? configured).summary,
       prepare
     } satisfies Service

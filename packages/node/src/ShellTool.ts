@@ -38,10 +38,17 @@
  *
  * The working directory check confines where a command starts, not what it
  * does: a command can still `cd /`. Confining what it touches is the job of
- * a sandbox around the runtime.
+ * the {@link Sandbox}: with a runner from `ProcessRunner.layerSandboxed`
+ * and the same sandbox in `options.sandbox`, the model is told what the
+ * sandbox allows, each result carries the policy in force (a line of the
+ * text and `meta.sandbox`), and each call's permission subject says
+ * whether it runs confined. `allowUnsandboxed` offers
+ * `dangerously_disable_sandbox`, which a permission engine always asks
+ * about.
  *
  * @since 0.1.0
  */
+import type * as Policy from "@tool-runtime/core/Policy"
 import * as ResourceLocks from "@tool-runtime/core/ResourceLocks"
 import * as Tool from "@tool-runtime/core/Tool"
 import * as ToolError from "@tool-runtime/core/ToolError"
@@ -54,6 +61,7 @@ import * as NodePath from "node:path"
 import * as BackgroundJobs from "./BackgroundJobs.js"
 import * as OutputHygiene from "./OutputHygiene.js"
 import * as ProcessRunner from "./ProcessRunner.js"
+import type * as Sandbox from "./Sandbox.js"
 import * as Workspace from "./Workspace.js"
 
 // ---------------------------------------------------------------------------
@@ -101,6 +109,20 @@ export interface Options {
   readonly readOnly?: boolean | undefined
   /** Default `high`. */
   readonly risk?: Tool.Risk | undefined
+  /**
+   * The sandbox the process runner confines commands with
+   * (`ProcessRunner.layerSandboxed`): the tool then tells the model what
+   * the sandbox allows, marks each call's permission subject `confined`,
+   * and records the policy in each result's `meta.sandbox`.
+   */
+  readonly sandbox?: Sandbox.Service | undefined
+  /**
+   * Offers the model `dangerously_disable_sandbox`: a call that sets it
+   * runs under `danger-full-access`, and its subject says `unconfined`,
+   * which the permission engine always asks the user about. Default
+   * `false`: every command runs in the sandbox.
+   */
+  readonly allowUnsandboxed?: boolean | undefined
 }
 
 /**
@@ -222,6 +244,7 @@ const section = (name: string, output: ProcessRunner.Output, lines: Array<string
  */
 export const render = (result: ProcessRunner.Result, timeoutMillis: number): string => {
   const lines = [statusLine(result, timeoutMillis)]
+  if (result.confinement !== undefined) lines.push(result.confinement.summary)
   if (result.stopped === "timeout") {
     lines.push(
       "note: the command may have done part of its work; check before running it again. To give it more time, raise timeout_ms (at most the maximum) or run it in the background."
@@ -315,7 +338,31 @@ export const resolveWorkingDirectory = (
 // tools
 // ---------------------------------------------------------------------------
 
-const describeTool = (maxMillis: number, defaultMillis: number, background: "none" | "kill" | "background") =>
+/** What the model must know of the sandbox to work with it rather than against it. */
+const describeSandbox = (sandbox: Sandbox.Service | undefined, allowUnsandboxed: boolean): string | undefined => {
+  if (sandbox === undefined) return undefined
+  if (!sandbox.status.available || sandbox.policy === "danger-full-access") return undefined
+  const writes = sandbox.policy === "read-only"
+    ? "nothing is writable except /tmp"
+    : "the workspace and /tmp are writable, the rest of the file system is read-only"
+  const escape = allowUnsandboxed
+    ? " If the sandbox blocks something the task needs, you may set dangerously_disable_sandbox: true; the user is always asked first."
+    : ""
+  return `Commands run in a sandbox (${sandbox.policy}): ${writes}, some private paths (such as ~/.ssh) are hidden, and ${
+    sandbox.network._tag === "On"
+      ? "the network is on"
+      : sandbox.network._tag === "Allowlist"
+      ? "the network reaches only allowed domains, through the HTTP(S) proxy set in the environment"
+      : "there is no network"
+  }. A write outside the writable places fails with "Read-only file system".${escape}`
+}
+
+const describeTool = (
+  maxMillis: number,
+  defaultMillis: number,
+  background: "none" | "kill" | "background",
+  sandbox?: string | undefined
+) =>
   [
     "Runs a shell command with bash -c in the workspace and returns its exit code (or the signal that ended it), stdout and stderr.",
     "The command runs in its own process group with no terminal and an empty stdin: interactive commands fail instead of waiting for input.",
@@ -327,7 +374,8 @@ const describeTool = (maxMillis: number, defaultMillis: number, background: "non
     background === "none"
       ? "Processes the command leaves running (for example `server &`) are killed when it exits."
       : "Processes the command leaves running (for example `server &`) are killed when it exits: start servers, watchers and other long tasks with run_in_background: true, then use read_background_output and stop_background_job.",
-    "A non-zero exit code is reported as an error with the output. Long output keeps its beginning and its end; color codes and progress redraws are removed."
+    "A non-zero exit code is reported as an error with the output. Long output keeps its beginning and its end; color codes and progress redraws are removed.",
+    ...(sandbox === undefined ? [] : [sandbox])
   ].join(" ")
 
 const Command = Schema.String.pipe(Schema.minLength(1)).annotations({
@@ -355,7 +403,13 @@ interface Input {
   readonly cwd?: string | undefined
   readonly timeout_ms?: number | undefined
   readonly run_in_background?: boolean | undefined
+  readonly dangerously_disable_sandbox?: boolean | undefined
 }
+
+const DisableSandbox = Schema.Boolean.annotations({
+  description:
+    "Run this command outside the sandbox, with full access to the machine and the network. The user is always asked first. Only when the sandbox blocks something the task needs."
+})
 
 interface Prepared {
   readonly run: ProcessRunner.RunOptions
@@ -417,7 +471,8 @@ const setup = (options: Options) => {
           tailBytes: captureBytes,
           spill: yield* spillPaths(context.callId),
           onOutput: context.output(""),
-          outputReportMillis
+          outputReportMillis,
+          policy: input.dangerously_disable_sandbox === true ? "danger-full-access" : undefined
         }
       }
       return prepared
@@ -425,6 +480,13 @@ const setup = (options: Options) => {
 
   const readOnly = options.readOnly ?? false
   const toolName = options.name ?? defaults.name
+  const sandbox = options.sandbox
+  /** Where the call's command runs, for the permission engine. */
+  const placement = (input: Input): "confined" | "unconfined" | undefined => {
+    if (sandbox === undefined || !sandbox.status.available) return undefined
+    if (input.dangerously_disable_sandbox === true) return "unconfined"
+    return sandbox.policy === "danger-full-access" ? undefined : "confined"
+  }
 
   const conclude = (
     result: ProcessRunner.Result,
@@ -477,10 +539,22 @@ const setup = (options: Options) => {
     // A command's summary ("42 passed", "Done in 3s") is at its end.
     truncation: { success: "head-tail" as const },
     validate: (input: Input) =>
-      input.cwd === undefined ? Effect.void : Effect.asVoid(resolveWorkingDirectory(root, input.cwd))
+      input.cwd === undefined ? Effect.void : Effect.asVoid(resolveWorkingDirectory(root, input.cwd)),
+    subject: (input: Input): Policy.Subject => ({
+      _tag: "Command",
+      command: input.command,
+      sandbox: placement(input)
+    }),
+    ...(sandbox === undefined ? {} : {
+      sandbox: (input: Input) =>
+        sandbox.describe(input.dangerously_disable_sandbox === true ? "danger-full-access" : undefined)
+    })
   }
+  const allowUnsandboxed = options.allowUnsandboxed === true
+  const sandboxText = describeSandbox(sandbox, allowUnsandboxed)
+  const sandboxParameters = allowUnsandboxed ? { dangerously_disable_sandbox: Schema.optional(DisableSandbox) } : {}
 
-  return { maxMillis, defaultMillis, prepare, conclude, base }
+  return { maxMillis, defaultMillis, prepare, conclude, base, sandboxText, sandboxParameters }
 }
 
 /**
@@ -491,15 +565,16 @@ const setup = (options: Options) => {
  * @category constructors
  */
 export const make = (options: Options) => {
-  const { base, conclude, defaultMillis, maxMillis, prepare } = setup(options)
+  const { base, conclude, defaultMillis, maxMillis, prepare, sandboxParameters, sandboxText } = setup(options)
   return Tool.make(options.name ?? defaults.name, {
     ...base,
-    description: options.description ?? describeTool(maxMillis, defaultMillis, "none"),
+    description: options.description ?? describeTool(maxMillis, defaultMillis, "none", sandboxText),
     parameters: {
       command: Command,
       description: Schema.optional(Description),
       cwd: Schema.optional(Cwd),
-      timeout_ms: Schema.optional(timeoutField(maxMillis, defaultMillis))
+      timeout_ms: Schema.optional(timeoutField(maxMillis, defaultMillis)),
+      ...sandboxParameters
     },
     handler: (input, context) =>
       Effect.gen(function*() {
@@ -535,11 +610,11 @@ const startedText = (job: BackgroundJobs.Job): string =>
  * @category constructors
  */
 export const makeWithJobs = (options: JobOptions) => {
-  const { base, conclude, defaultMillis, maxMillis, prepare } = setup(options)
+  const { base, conclude, defaultMillis, maxMillis, prepare, sandboxParameters, sandboxText } = setup(options)
   const onTimeout = options.onTimeout ?? "background"
   return Tool.make(options.name ?? defaults.name, {
     ...base,
-    description: options.description ?? describeTool(maxMillis, defaultMillis, onTimeout),
+    description: options.description ?? describeTool(maxMillis, defaultMillis, onTimeout, sandboxText),
     parameters: {
       command: Command,
       description: Schema.optional(Description),
@@ -548,7 +623,8 @@ export const makeWithJobs = (options: JobOptions) => {
       run_in_background: Schema.optional(Schema.Boolean.annotations({
         description:
           "Start the command as a background job and return its job id at once (for servers, watchers, long builds). No time limit applies; stop it with stop_background_job."
-      }))
+      })),
+      ...sandboxParameters
     },
     handler: (input, context) =>
       Effect.gen(function*() {

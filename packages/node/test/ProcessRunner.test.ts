@@ -289,7 +289,8 @@ layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) 
         const runner = yield* ProcessRunner.ProcessRunner
         const marker = withMarker()
         const file = NodePath.join(tmp(), "pid")
-        const stubborn = `setsid bash -c "trap '' TERM; echo \\$\\$ > ${file}.tmp; mv ${file}.tmp ${file}; while :; do sleep 1; done" & ` +
+        const stubborn =
+          `setsid bash -c "trap '' TERM; echo \\$\\$ > ${file}.tmp; mv ${file}.tmp ${file}; while :; do sleep 1; done" & ` +
           `while [ ! -e ${file} ]; do sleep 0.01; done; sleep 300`
         const result = yield* runner.run(bash(stubborn, { timeout: 300, killGrace: 300, env: marker.env }))
         assert.strictEqual(result.stopped, "timeout")

@@ -59,8 +59,11 @@ const loopbackServer = Effect.acquireRelease(
     const server = NodeNet.createServer((socket) => {
       socket.end("HELLO-FROM-HOST\n")
     })
-    server.listen(0, "127.0.0.1", () =>
-      resume(Effect.succeed({ port: (server.address() as NodeNet.AddressInfo).port, server })))
+    server.listen(
+      0,
+      "127.0.0.1",
+      () => resume(Effect.succeed({ port: (server.address() as NodeNet.AddressInfo).port, server }))
+    )
   }),
   ({ server }) =>
     Effect.async<void>((resume) => {
@@ -87,10 +90,13 @@ describe("Sandbox", () => {
     it.live("writes inside the workspace land; writes outside it fail", () =>
       Effect.gen(function*() {
         const { home, outside, workspace } = fixture()
-        const result = yield* run({ workspace, home }, bash(
-          `echo in > inside.txt && echo ok-inside; echo x > ${outside}/new.txt || echo refused-new; echo x >> ${outside}/kept.txt || echo refused-append; echo x > /etc/tool-runtime-test || echo refused-etc`,
-          { cwd: workspace }
-        ))
+        const result = yield* run(
+          { workspace, home },
+          bash(
+            `echo in > inside.txt && echo ok-inside; echo x > ${outside}/new.txt || echo refused-new; echo x >> ${outside}/kept.txt || echo refused-append; echo x > /etc/tool-runtime-test || echo refused-etc`,
+            { cwd: workspace }
+          )
+        )
         assert.strictEqual(result.exitCode, 0)
         const out = text(result.stdout)
         assert.include(out, "ok-inside")
@@ -111,19 +117,22 @@ describe("Sandbox", () => {
     it.live("denied paths read as empty and cannot be written, renamed or removed", () =>
       Effect.gen(function*() {
         const { home, workspace } = fixture()
-        const result = yield* run({ workspace, home }, bash(
-          [
-            `cat ${home}/.ssh/id_ed25519 2>&1`,
-            `ls -A ${home}/.ssh`,
-            `cat ${home}/.netrc`,
-            `echo stolen > ${home}/.netrc || echo refused-write`,
-            `mv ${home}/.netrc ${home}/netrc.moved || echo refused-move`,
-            `rm -f ${home}/.netrc || echo refused-rm`,
-            `touch ${home}/.ssh/new || echo refused-create`,
-            "echo done"
-          ].join("; "),
-          { cwd: workspace }
-        ))
+        const result = yield* run(
+          { workspace, home },
+          bash(
+            [
+              `cat ${home}/.ssh/id_ed25519 2>&1`,
+              `ls -A ${home}/.ssh`,
+              `cat ${home}/.netrc`,
+              `echo stolen > ${home}/.netrc || echo refused-write`,
+              `mv ${home}/.netrc ${home}/netrc.moved || echo refused-move`,
+              `rm -f ${home}/.netrc || echo refused-rm`,
+              `touch ${home}/.ssh/new || echo refused-create`,
+              "echo done"
+            ].join("; "),
+            { cwd: workspace }
+          )
+        )
         const out = text(result.stdout)
         assert.notInclude(out, "PRIVATE-KEY-MARKER")
         assert.notInclude(out, "NETRC-MARKER")
@@ -148,7 +157,10 @@ describe("Sandbox", () => {
         )
         assert.notInclude(text(result.stdout), "SETTINGS-MARKER")
         assert.include(text(result.stdout), "refused")
-        assert.include(NodeFs.readFileSync(NodePath.join(workspace, ".tool-runtime", "settings.json"), "utf8"), "MARKER")
+        assert.include(
+          NodeFs.readFileSync(NodePath.join(workspace, ".tool-runtime", "settings.json"), "utf8"),
+          "MARKER"
+        )
       }))
 
     it.live("read-only: the workspace cannot be written either; the private /tmp can", () =>
@@ -223,10 +235,13 @@ describe("Sandbox", () => {
       Effect.gen(function*() {
         const { home, workspace } = fixture()
         const marker = withMarker()
-        const result = yield* run({ workspace, home }, bash(
-          "setsid -f sleep 300; ( ( sleep 300 & ) & ); nohup sleep 300 >/dev/null 2>&1 & setsid bash -c \"trap '' TERM; sleep 300\" & disown; echo started",
-          { env: marker.env }
-        ))
+        const result = yield* run(
+          { workspace, home },
+          bash(
+            "setsid -f sleep 300; ( ( sleep 300 & ) & ); nohup sleep 300 >/dev/null 2>&1 & setsid bash -c \"trap '' TERM; sleep 300\" & disown; echo started",
+            { env: marker.env }
+          )
+        )
         assert.strictEqual(text(result.stdout), "started\n")
         assert.deepStrictEqual(yield* marker.survivors(), [])
       }))
@@ -236,10 +251,13 @@ describe("Sandbox", () => {
         const { home, workspace } = fixture()
         const marker = withMarker()
         const started = performance.now()
-        const result = yield* run({ workspace, home }, bash(
-          "setsid -f bash -c \"trap '' TERM; sleep 300\"; setsid -f sleep 300; trap '' TERM; while :; do sleep 1; done",
-          { env: marker.env, timeout: 300, killGrace: 200 }
-        ))
+        const result = yield* run(
+          { workspace, home },
+          bash(
+            "setsid -f bash -c \"trap '' TERM; sleep 300\"; setsid -f sleep 300; trap '' TERM; while :; do sleep 1; done",
+            { env: marker.env, timeout: 300, killGrace: 200 }
+          )
+        )
         const elapsed = performance.now() - started
         assert.strictEqual(result.stopped, "timeout")
         assert.deepStrictEqual(yield* marker.survivors(), [])
@@ -251,10 +269,13 @@ describe("Sandbox", () => {
     it.live("a graceful stop reaches the command inside: SIGTERM first", () =>
       Effect.gen(function*() {
         const { home, workspace } = fixture()
-        const result = yield* run({ workspace, home }, bash(
-          "trap 'echo got-term; exit 0' TERM; echo ready; sleep 30 & wait",
-          { timeout: 500, killGrace: 2000 }
-        ))
+        const result = yield* run(
+          { workspace, home },
+          bash(
+            "trap 'echo got-term; exit 0' TERM; echo ready; sleep 30 & wait",
+            { timeout: 500, killGrace: 2000 }
+          )
+        )
         assert.strictEqual(result.stopped, "timeout")
         assert.include(text(result.stdout), "got-term")
       }))
