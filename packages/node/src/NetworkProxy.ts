@@ -728,24 +728,28 @@ export const make: (options: Options) => Effect.Effect<Service, NetworkProxyErro
   const servers = tcp === undefined ? [unix] : [unix, tcp]
   for (const server of servers) server.on("error", noop)
 
-  yield* Effect.acquireRelease(listen(unix, options.socketPath), () =>
-    Effect.sync(() => {
-      // Node removes the file when the server closes; this covers a close
-      // that did not get that far.
-      NodeFs.rmSync(options.socketPath, { force: true })
-    }))
-  if (tcp !== undefined) yield* listen(tcp, { port: 0, host: "127.0.0.1" })
+  // Registered before listening, so that a TCP listener that fails to
+  // start does not leave the UNIX one running.
+  let ownsSocketFile = false
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       // Stop accepting first, then end every connection, then wait for the
       // listeners to report closed (they wait for their connections).
-      const closing = Effect.forEach(servers, closeServer, { concurrency: "unbounded", discard: true })
-      const waiting = yield* Effect.fork(closing)
+      const waiting = yield* Effect.fork(
+        Effect.forEach(servers, closeServer, { concurrency: "unbounded", discard: true })
+      )
       yield* FiberSet.clear(fibers)
       for (const socket of sockets) socket.destroy()
       yield* waiting.await
+      // Node removes the file when the server closes; this covers a close
+      // that did not get that far. A file that was there before (a listen
+      // that failed with EADDRINUSE) is someone else's and stays.
+      if (ownsSocketFile) NodeFs.rmSync(options.socketPath, { force: true })
     })
   )
+  yield* listen(unix, options.socketPath)
+  ownsSocketFile = true
+  if (tcp !== undefined) yield* listen(tcp, { port: 0, host: "127.0.0.1" })
   const address = tcp?.address()
   return {
     socketPath: options.socketPath,

@@ -598,6 +598,8 @@ describe("NetworkProxy", () => {
       const inUse = yield* Effect.flip(startProxy({ socketPath: proxy.socketPath }))
       assert.strictEqual(inUse.reason, "listen_failed")
       assert.include(inUse.detail, "EADDRINUSE")
+      // The socket in use is not touched: the first proxy still serves on it.
+      assert.strictEqual((yield* exchange(proxy.socketPath, "GARBAGE\r\n\r\n")).status, 400)
       const tooLong = yield* Effect.flip(startProxy({ socketPath: NodePath.join(scratch, "s".repeat(120)) }))
       assert.strictEqual(tooLong.reason, "listen_failed")
     }))
