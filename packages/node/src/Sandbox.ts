@@ -55,6 +55,7 @@ import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as NetworkProxy from "./NetworkProxy.js"
 
 // ---------------------------------------------------------------------------
 // models
@@ -127,8 +128,9 @@ export interface Config {
   /** The home directory the default denied paths are under. Default `os.homedir()`. */
   readonly home?: string | undefined
   /**
-   * Starts the network proxy for an allowlist; given by the layer that
-   * knows how ({@link layer} wires the built-in one).
+   * Starts the network proxy for an allowlist. Default: the built-in one,
+   * `NetworkProxy.starter()` (a UNIX socket in the private `/tmp`, a bridge
+   * on `127.0.0.1:3128` inside).
    */
   readonly proxy?: ProxyStarter | undefined
 }
@@ -471,9 +473,9 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
       }),
       (directory) => Effect.sync(() => NodeFs.rmSync(directory, { recursive: true, force: true }))
     )
-    const proxy = network._tag === "Allowlist" && status.available && config.proxy !== undefined
+    const proxy = network._tag === "Allowlist" && status.available
       ? yield* Effect.mapError(
-        config.proxy({ directory: privateTmp, network }),
+        (config.proxy ?? NetworkProxy.starter())({ directory: privateTmp, network }),
         () =>
           new SandboxError({
             reason: "setup_failed",
@@ -481,13 +483,6 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
           })
       )
       : undefined
-    if (network._tag === "Allowlist" && status.available && proxy === undefined) {
-      return yield* new SandboxError({
-        reason: "setup_failed",
-        detail: "An allowlist of domains needs a network proxy, and none was configured."
-      })
-    }
-
     const confinementOf = (policy: Policy): Confinement => {
       const base = {
         backend: policy === "danger-full-access" || !status.available ? "none" as const : "bubblewrap" as const,

@@ -4,9 +4,11 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
+import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as NetworkProxy from "../src/NetworkProxy.js"
 import * as OutputHygiene from "../src/OutputHygiene.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
 import * as Sandbox from "../src/Sandbox.js"
@@ -217,6 +219,57 @@ describe("Sandbox", () => {
         const on = yield* run({ workspace, home, network: { _tag: "On" } }, bash(connectScript(port)))
         assert.strictEqual(text(on.stdout), "HELLO-FROM-HOST\n")
         assert.strictEqual(on.confinement?.network, "on")
+      })))
+  })
+
+  describe("network allowlist", () => {
+    /** An HTTP origin on the host's loopback that names the path it was asked for. */
+    const origin = Effect.acquireRelease(
+      Effect.async<{ readonly port: number; readonly server: NodeHttp.Server }>((resume) => {
+        const server = NodeHttp.createServer((request, response) => {
+          response.end(`ORIGIN ${request.url}\n`)
+        })
+        server.listen(
+          0,
+          "127.0.0.1",
+          () => resume(Effect.succeed({ port: (server.address() as NodeNet.AddressInfo).port, server }))
+        )
+      }),
+      ({ server }) =>
+        Effect.async<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
+    )
+
+    it.live("only allowed domains are reached, through the proxy; nothing else gets out", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const { port } = yield* origin
+        const lookup = (name: string) =>
+          name.endsWith(".test")
+            ? Effect.succeed("127.0.0.1")
+            : Effect.fail(new NetworkProxy.LookupError({ hostname: name, code: "ENOTFOUND" }))
+        const result = yield* run(
+          {
+            workspace,
+            home,
+            network: { _tag: "Allowlist", allowedDomains: ["*.allowed.test"], deniedDomains: [] },
+            proxy: NetworkProxy.starter({ lookup })
+          },
+          bash([
+            `curl -sS -m 5 http://api.allowed.test:${port}/ok`,
+            `curl -sS -m 5 -o /dev/null -w 'denied %{http_code}\n' http://other.test:${port}/no`,
+            `curl -sS -m 5 --noproxy '*' http://127.0.0.1:${port}/direct 2>/dev/null || echo direct-refused`,
+            "echo done"
+          ].join("; "))
+        )
+        assert.strictEqual(text(result.stdout), "ORIGIN /ok\ndenied 403\ndirect-refused\ndone\n")
+        assert.strictEqual(result.confinement?.network, "allowlist")
+        assert.strictEqual(
+          result.confinement?.summary,
+          "sandbox: workspace-write (bubblewrap), network: allowed domains only"
+        )
       })))
   })
 
