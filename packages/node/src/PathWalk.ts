@@ -270,13 +270,25 @@ interface WalkOptions {
  * target's components (plus what followed the link) and starts again from
  * the root, which is held for the whole walk.
  */
-const walk = (
+function walk(
+  root: string,
+  target: string,
+  goal: "directory",
+  options: WalkOptions
+): Effect.Effect<Directory, Failure, Scope.Scope>
+function walk(
+  root: string,
+  target: string,
+  goal: "entry",
+  options: WalkOptions
+): Effect.Effect<Entry, Failure, Scope.Scope>
+function walk(
   root: string,
   target: string,
   goal: Goal,
   options: WalkOptions
-): Effect.Effect<Directory | Entry, Failure, Scope.Scope> =>
-  Effect.gen(function*() {
+): Effect.Effect<Directory | Entry, Failure, Scope.Scope> {
+  return Effect.gen(function*() {
     const top = yield* openRoot(root)
     let current = top
     let rest = yield* componentsOf(root, target)
@@ -286,7 +298,7 @@ const walk = (
       Effect.map(current === top ? Effect.void : current.close, () => {
         current = next
       })
-    /** Reads the link `name` in `current`; `undefined` when it is not (or no longer) a link. */
+    /** Walks on from the link `name` in `current`; `false` when it is not (or no longer) a link. */
     const follow = (name: string, after: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         if (++turns > maxLinks) return yield* new Escape({ problem: "loop" })
@@ -349,6 +361,7 @@ const walk = (
       return yield* error
     }
   })
+}
 
 /**
  * Walks to the directory `path` (absolute, or relative to `root`) and opens
@@ -358,7 +371,7 @@ const walk = (
  * @category walking
  */
 export const directory = (root: string, path: string): Effect.Effect<Directory, Failure, Scope.Scope> =>
-  walk(root, path, "directory", { createParents: false }) as Effect.Effect<Directory, Failure, Scope.Scope>
+  walk(root, path, "directory", { createParents: false })
 
 /**
  * Walks to the parent directory of `path` and opens it, scoped, and looks
@@ -374,11 +387,7 @@ export const entry = (
   path: string,
   options?: { readonly createParents?: boolean | undefined }
 ): Effect.Effect<Entry, Failure, Scope.Scope> =>
-  walk(root, path, "entry", { createParents: options?.createParents ?? false }) as Effect.Effect<
-    Entry,
-    Failure,
-    Scope.Scope
-  >
+  walk(root, path, "entry", { createParents: options?.createParents ?? false })
 
 // ---------------------------------------------------------------------------
 // writing
