@@ -412,7 +412,7 @@ export const writeAtomic = (
   mode: number | undefined
 ): Effect.Effect<void, Errno> =>
   Effect.flatMap(Random.nextIntBetween(0, 2 ** 31 - 1), (n) => {
-    const temporary = NodePath.join(parent.real, `.${name.slice(0, 64)}.${n.toString(36)}.tmp`)
+    const temporary = child(parent, `.${name.slice(0, 64)}.${n.toString(36)}.tmp`)
     let created = false
     return Effect.scoped(Effect.gen(function*() {
       const { close, handle } = yield* hold(temporary, createFlags, () => {
