@@ -90,7 +90,9 @@ const syscall = <A>(f: () => Promise<A>): Effect.Effect<A, Errno> =>
 // ---------------------------------------------------------------------------
 
 const C = NodeFs.constants
-// O_NONBLOCK on files: opening a FIFO must not block a thread of the pool forever.
+// O_NOFOLLOW everywhere: a link is read and walked, never followed by the kernel. O_NONBLOCK on
+// files: opening a FIFO must not block a thread of the pool forever. (libuv adds O_CLOEXEC, so no
+// command the shell tool starts inherits a descriptor.)
 const directoryFlags = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW
 const fileFlags = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK
 const createFlags = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW
@@ -186,8 +188,10 @@ const verify = (root: string, handle: NFS.FileHandle): Effect.Effect<void, Failu
   )
 
 /**
- * Opens the workspace root, scoped. Its descriptor's name must be the root
- * itself; when `/proc/self/fd` does not exist, the walk works on paths.
+ * Opens the workspace root, scoped. `root` is its real path
+ * (`Workspace.Service.root`), and the kernel's name for the descriptor must
+ * be exactly that, or the root was swapped; when `/proc/self/fd` does not
+ * exist, the walk works on paths.
  *
  * @since 0.3.0
  * @category constructors
