@@ -37,6 +37,16 @@ describe("tool-runtime code", () => {
       assert.match(out, /#2 bash .*Run the tests again.*ok[\s\S]*3 tests passed/)
       assert.include(out, "read_file refused the call: the path \"../../etc/passwd\" is outside the workspace")
       assert.include(out, "bash refused the call: the working directory \"/etc\" is outside the workspace")
+      // Every command ran in the sandbox, and its line says so; the sandbox stopped the escapes.
+      assert.include(out, "commands run in: sandbox: workspace-write (bubblewrap), network off")
+      const policyLines = out.split("\n").filter((line) =>
+        line === "     sandbox: workspace-write (bubblewrap), network off"
+      )
+      assert.strictEqual(policyLines.length, 4, "one line for each of the four commands that ran")
+      assert.include(out, "/usr/local/pwned.txt: Read-only file system")
+      assert.isFalse(NodeFs.existsSync("/usr/local/pwned.txt"))
+      assert.match(out, /no network: E[A-Z_]+/)
+      assert.notMatch(out, /\[stdout\]\n\s*reached the network/)
       // The temporary workspace is gone afterwards.
       const root = workspaceOf(out)
       assert.isDefined(root)

@@ -4,7 +4,15 @@
  * reads a file and greps for a function at once (two reads run together),
  * runs the tests (a real `node` process, which fails), fixes the bug with an
  * exact edit, runs the tests again (they pass), and tries a path outside the
- * workspace (refused). Each result is printed exactly as the model sees it.
+ * workspace (refused). Every command runs in the OS sandbox
+ * (`workspace-write`, network off: bubblewrap on Linux); the last turn
+ * tries to write outside the workspace and to reach the network, and the
+ * sandbox stops both. Each result is printed exactly as the model sees it,
+ * and each command's line names the sandbox policy it ran under.
+ *
+ * Where there is no sandbox backend (bwrap missing, macOS), the demo still
+ * runs, unconfined, and says so on every command: a demo that refused to
+ * start would show nothing.
  *
  * @since 0.1.0
  */
@@ -21,6 +29,7 @@ import * as BackgroundJobs from "@tool-runtime/node/BackgroundJobs"
 import * as FileArtifactStore from "@tool-runtime/node/FileArtifactStore"
 import * as FileTools from "@tool-runtime/node/FileTools"
 import * as ProcessRunner from "@tool-runtime/node/ProcessRunner"
+import * as Sandbox from "@tool-runtime/node/Sandbox"
 import * as ShellTool from "@tool-runtime/node/ShellTool"
 import * as Workspace from "@tool-runtime/node/Workspace"
 import * as Console from "effect/Console"
@@ -83,6 +92,25 @@ const turns: ReadonlyArray<{ readonly title: string; readonly calls: ReadonlyArr
       { id: "toolu_code_06", name: "read_file", input: { path: "../../etc/passwd" } },
       { id: "toolu_code_07", name: "bash", input: { command: "ls", cwd: "/etc" } }
     ]
+  },
+  {
+    title: "try to leave the sandbox",
+    calls: [
+      {
+        id: "toolu_code_08",
+        name: "bash",
+        input: { command: "echo pwned > /usr/local/pwned.txt", description: "Write outside the workspace" }
+      },
+      {
+        id: "toolu_code_09",
+        name: "bash",
+        input: {
+          command:
+            "node -e \"require('https').get('https://registry.npmjs.org/', () => console.log('reached the network')).on('error', (e) => { console.error('no network: ' + e.code); process.exit(1) })\"",
+          description: "Reach the network"
+        }
+      }
+    ]
   }
 ]
 
@@ -98,13 +126,17 @@ const makeWorkspace = Effect.acquireRelease(
   (root) => Effect.sync(() => NodeFs.rmSync(root, { recursive: true, force: true }))
 )
 
-/** The runtime over a workspace: file tools, the shell and its background jobs, outputs stored in a session folder. */
-const runtimeLayer = (root: string) => {
+/**
+ * The runtime over a workspace: file tools, the shell and its background
+ * jobs (every command confined by `sandbox`), outputs stored in a session
+ * folder.
+ */
+const runtimeLayer = (root: string, sandbox: Sandbox.Service) => {
   const store = FileArtifactStore.layer({ directory: NodePath.join(root, ".session", "outputs") })
-  const runner = ProcessRunner.layer
+  const runner = ProcessRunner.layerSandboxed.pipe(Layer.provide(Layer.succeed(Sandbox.Sandbox, sandbox)))
   const tools = [
     ...FileTools.all(),
-    ...ShellTool.toolkit({ root, shell: NodeFs.existsSync("/bin/bash") ? "bash" : "/bin/sh" }),
+    ...ShellTool.toolkit({ root, shell: NodeFs.existsSync("/bin/bash") ? "bash" : "/bin/sh", sandbox }),
     ArtifactStore.readTool
   ]
   return ToolRuntime.layer().pipe(
@@ -129,6 +161,7 @@ const play = Effect.gen(function*() {
       const call = turn.calls[i]!
       const status = result.isError ? style.red(`error: ${result.error?.code}`) : style.green("ok")
       yield* Console.log(`\n  #${i + 1} ${call.name} ${style.dim(JSON.stringify(call.input))}  ${status}`)
+      if (result.meta.sandbox !== undefined) yield* Console.log(`     ${style.dim(result.meta.sandbox)}`)
       yield* Console.log(style.dim("     the model sees:"))
       yield* Console.log(Terminal.indent(ToolResult.text(result), "       "))
     }
@@ -139,10 +172,14 @@ const play = Effect.gen(function*() {
 const run = Effect.scoped(Effect.gen(function*() {
   const style = yield* Terminal.detect
   const root = yield* makeWorkspace
+  const sandbox = yield* Sandbox.make({ workspace: root, fallback: "unconfined" })
   yield* Console.log(style.bold("tool-runtime code: a scripted coding-agent session in a temporary workspace"))
-  yield* Console.log(style.dim(`workspace: ${root} (removed at the end)\n`))
+  yield* Console.log(style.dim(`workspace: ${root} (removed at the end)`))
+  yield* Console.log(style.dim(`commands run in: ${sandbox.describe()}`))
+  if (!sandbox.status.available) yield* Console.log(style.dim(`  (${sandbox.status.problem})`))
+  yield* Console.log("")
   // The runtime lives as long as the session: its process runner kills whatever is left when it closes.
-  yield* Effect.provide(play, runtimeLayer(root))
+  yield* Effect.provide(play, runtimeLayer(root, sandbox))
 }))
 
 /**
