@@ -59,6 +59,10 @@
  *   be seen without breaking TLS.
  * - Every port of an allowed host is reachable. An open tunnel has no idle
  *   limit; it ends when both sides close, or when the proxy's scope closes.
+ *   The number of connections is not limited either.
+ * - A bridge killed by SIGKILL cannot pass that on: its command lives on
+ *   unless the sandbox's PID namespace ends with it (bubblewrap's
+ *   `--unshare-pid` does, `--die-with-parent` ends bubblewrap).
  * - Whoever can open the socket file can use the proxy: keep it in a
  *   directory only the sandbox sees.
  *
@@ -840,8 +844,9 @@ export interface BridgeLaunch {
  * A launch that, run inside the sandbox, listens on `127.0.0.1:port`
  * forwarding to the proxy's socket, and only then runs the command (stdio
  * inherited, SIGTERM/SIGINT/SIGHUP passed on, its exit code or signal
- * passed back). The environment points every proxy variable at the bridge
- * and empties `NO_PROXY`, so that no host is tried directly.
+ * passed back). The environment points every proxy variable at the bridge,
+ * empties `NO_PROXY`, so that no host is tried directly, and sets
+ * `NODE_USE_ENV_PROXY=1`, so that Node 24's `fetch` and `http` use it too.
  *
  * @since 0.3.0
  * @category bridge
@@ -859,7 +864,10 @@ export const bridge = (options: BridgeOptions): BridgeLaunch => {
       ALL_PROXY: url,
       all_proxy: url,
       NO_PROXY: "",
-      no_proxy: ""
+      no_proxy: "",
+      // Node's own HTTP clients and fetch read the variables above only
+      // when told to (Node 24 and later; older versions ignore this).
+      NODE_USE_ENV_PROXY: "1"
     }
   }
 }
