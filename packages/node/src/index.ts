@@ -18,6 +18,8 @@ export * as PathWalk from "./PathWalk.js"
 export * as ProcessRunner from "./ProcessRunner.js"
 /** @since 0.3.0 */
 export * as Sandbox from "./Sandbox.js"
+/** @since 0.3.0 */
+export * as SandboxSettings from "./SandboxSettings.js"
 /** @since 0.1.0 */
 export * as ShellTool from "./ShellTool.js"
 /** @since 0.1.0 */
