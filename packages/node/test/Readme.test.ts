@@ -10,14 +10,20 @@ import { Effect, Layer } from "effect"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { FileTools, ProcessRunner, ShellTool, Workspace } from "../src/index.js"
+import { FileTools, ProcessRunner, Sandbox, ShellTool, Workspace } from "../src/index.js"
 
 describe("README example", () => {
-  it.live("file tools and the shell over one workspace", () => {
-    const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "readme-"))
-    const runtime = ToolRuntime.layerDefault([...FileTools.all(), ShellTool.make({ root })]).pipe(
-      Layer.provide([Workspace.layer(root), ProcessRunner.layer, NodeContext.layer])
-    )
+  it.live("file tools and the shell over one workspace, commands in the sandbox", () => {
+    const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "readme-")))
+    const runtime = Layer.unwrapEffect(
+      Effect.map(
+        Sandbox.Sandbox,
+        (sandbox) =>
+          ToolRuntime.layerDefault([...FileTools.all(), ShellTool.make({ root, sandbox })]).pipe(
+            Layer.provide([Workspace.layer(root), ProcessRunner.layerSandboxed, NodeContext.layer])
+          )
+      )
+    ).pipe(Layer.provideMerge(Sandbox.layer({ workspace: root })))
     return Effect.gen(function*() {
       const tools = yield* ToolRuntime.ToolRuntime
       const [write, run] = yield* tools.runTurn([
@@ -26,6 +32,7 @@ describe("README example", () => {
       ])
       assert.isFalse(write!.isError, ToolResult.text(write!))
       assert.include(ToolResult.text(run!), "hi there")
+      assert.strictEqual(run!.meta.sandbox, "sandbox: workspace-write (bubblewrap), network off")
     }).pipe(
       Effect.provide(runtime),
       Effect.ensuring(Effect.sync(() => NodeFs.rmSync(root, { recursive: true, force: true })))
