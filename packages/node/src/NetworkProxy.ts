@@ -844,9 +844,11 @@ export interface BridgeLaunch {
  * A launch that, run inside the sandbox, listens on `127.0.0.1:port`
  * forwarding to the proxy's socket, and only then runs the command (stdio
  * inherited, SIGTERM/SIGINT/SIGHUP passed on, its exit code or signal
- * passed back). The environment points every proxy variable at the bridge,
- * empties `NO_PROXY`, so that no host is tried directly, and sets
- * `NODE_USE_ENV_PROXY=1`, so that Node 24's `fetch` and `http` use it too.
+ * passed back). The environment points every proxy variable at the bridge
+ * and empties `NO_PROXY`, so that no host is tried directly. Node's own
+ * `fetch` and `http` ignore these variables unless `NODE_USE_ENV_PROXY=1`
+ * is set (Node 24; Node 22 warns about it on stderr), which is left to the
+ * caller.
  *
  * @since 0.3.0
  * @category bridge
@@ -864,10 +866,9 @@ export const bridge = (options: BridgeOptions): BridgeLaunch => {
       ALL_PROXY: url,
       all_proxy: url,
       NO_PROXY: "",
-      no_proxy: "",
-      // Node's own HTTP clients and fetch read the variables above only
-      // when told to (Node 24 and later; older versions ignore this).
-      NODE_USE_ENV_PROXY: "1"
+      // Not NODE_USE_ENV_PROXY: Node 22 answers it with an experimental
+      // warning on the stderr of every Node program, the bridge included.
+      no_proxy: ""
     }
   }
 }

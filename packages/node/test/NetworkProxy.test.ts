@@ -803,7 +803,7 @@ describe("NetworkProxy.bridge", () => {
     }
     assert.strictEqual(launch.env.NO_PROXY, "")
     assert.strictEqual(launch.env.no_proxy, "")
-    assert.strictEqual(launch.env.NODE_USE_ENV_PROXY, "1")
+    assert.strictEqual(Object.keys(launch.env).length, 8)
   })
 
   it.scopedLive("inside bubblewrap without network: curl reaches an allowed name, plain and tunnelled", () =>
