@@ -8,7 +8,9 @@
  * marker in every file and in one file's name: no result may show it, no
  * outside file may change, and no file may appear outside. The counts of
  * calls that succeeded and were refused show the race was hit; the racer's
- * flip rate shows it ran.
+ * flip rate shows it ran. Last, the walk alone (no path check in front of
+ * it) is run as often: it must meet the links itself, and every descriptor
+ * it hands out must be inside, by the kernel's own name for it.
  */
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { assert, describe, it } from "@effect/vitest"
@@ -26,6 +28,7 @@ import * as OS from "node:os"
 import * as NodePath from "node:path"
 import * as Readline from "node:readline"
 import * as FileTools from "../src/FileTools.js"
+import * as PathWalk from "../src/PathWalk.js"
 import * as Workspace from "../src/Workspace.js"
 
 const MARKER = "OUTSIDE-9d41c7-marker"
@@ -124,10 +127,10 @@ const racer = (pairs: ReadonlyArray<readonly [string, string]>) =>
     })
   })))
 
-type Outcome = "ok" | "refused before" | "refused by the walk"
+type Outcome = "ok" | "refused before" | "refused in the handler"
 
 const outcomeOf = (result: ToolResult.ToolResult): Outcome =>
-  !result.isError ? "ok" : result.error?.code === "rule_violation" ? "refused before" : "refused by the walk"
+  !result.isError ? "ok" : result.error?.code === "rule_violation" ? "refused before" : "refused in the handler"
 
 /**
  * What each tool is asked, call `i`: paths through the swapped directory, grandparent and file. Creating
@@ -154,7 +157,11 @@ const plans: ReadonlyArray<
 
 const toolName = (plan: string) => plan.split(" ")[0]!
 
-/** Why a call was refused after its path check passed: the walk met the swapped state. */
+/**
+ * Why a call was refused after its path check passed: the handler's second
+ * check or its walk met the swapped state ("link at open" is the walk's
+ * `O_NOFOLLOW` open, nothing else).
+ */
 const reasonOf = (text: string): string =>
   /through a symbolic link/.test(text)
     ? "link outside"
@@ -200,7 +207,7 @@ describe("file tools under a swapping racer", () => {
         const leaks: Array<string> = []
         const started = performance.now()
         for (const plan of plans) {
-          const counts: Record<Outcome, number> = { "ok": 0, "refused before": 0, "refused by the walk": 0 }
+          const counts: Record<Outcome, number> = { "ok": 0, "refused before": 0, "refused in the handler": 0 }
           const state = new Map<string, string>()
           const reasons = new Map<string, number>()
           const from = performance.now()
@@ -210,7 +217,7 @@ describe("file tools under a swapping racer", () => {
             const text = ToolResult.text(result)
             const outcome = outcomeOf(result)
             counts[outcome]++
-            if (outcome === "refused by the walk") {
+            if (outcome === "refused in the handler") {
               const reason = reasonOf(text)
               reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
             }
@@ -222,18 +229,46 @@ describe("file tools under a swapping racer", () => {
           tally.push(
             `${plan.tool.padEnd(23)}${String(counts.ok).padStart(5)} ok${
               String(counts["refused before"]).padStart(5)
-            } refused by the path check${String(counts["refused by the walk"]).padStart(5)} by the walk (${
+            } refused by the path check${String(counts["refused in the handler"]).padStart(5)} in the handler (${
               Array.from(reasons, ([reason, n]) => `${reason} ${n}`).join(", ")
             }) in ${((performance.now() - from) / 1000).toFixed(1)} s`
           )
           // The race was hit both ways: some calls got through, some met a link.
           assert.isAbove(counts.ok, 0, `${plan.tool}: no call succeeded`)
           assert.isAbove(
-            counts["refused before"] + counts["refused by the walk"],
+            counts["refused before"] + counts["refused in the handler"],
             0,
             `${plan.tool}: no call was refused`
           )
         }
+        // The walk itself, without the path checks in front of it: it meets the links, refuses them,
+        // and whatever it opens is inside.
+        const walks = { inside: 0, refused: 0 }
+        for (let i = 0; i < CALLS; i++) {
+          const path = ["d/f.txt", "p/q/f.txt", "file.txt"][i % 3]!
+          const opened = yield* Effect.either(Effect.scoped(
+            Effect.flatMap(PathWalk.entry(dirs.ws, path), (found) =>
+              Effect.flatMap(PathWalk.openFile(found.parent, found.name), ({ handle }) =>
+                Effect.promise(async () => ({
+                  real: found.real,
+                  kernel: await NFS.readlink(`/proc/self/fd/${handle.fd}`),
+                  content: await NFS.readFile(`/proc/self/fd/${handle.fd}`, "utf8")
+                }))))
+          ))
+          if (opened._tag === "Left") {
+            walks.refused++
+            continue
+          }
+          walks.inside++
+          assert.isTrue(Workspace.isInside(dirs.ws, opened.right.kernel), opened.right.kernel)
+          assert.notInclude(opened.right.content, MARKER)
+          assert.strictEqual(opened.right.real, NodePath.join(dirs.ws, path))
+        }
+        tally.push(
+          `${"PathWalk.entry + open".padEnd(23)}${String(walks.inside).padStart(5)} inside ${walks.refused} refused`
+        )
+        assert.isAbove(walks.refused, 0, "the walk never met a swapped link")
+        assert.isAbove(walks.inside, 0, "the walk never got through")
         const elapsed = (performance.now() - started) / 1000
         // Every descriptor a walk opened was closed again, refused calls' included.
         assert.strictEqual(yield* openDescriptors, descriptors, "descriptors leaked")
@@ -242,11 +277,19 @@ describe("file tools under a swapping racer", () => {
         console.log(
           `racer: ${flips.toLocaleString("en-US")} flips in ${seconds.toFixed(1)} s (${
             rate.toLocaleString("en-US")
-          }/s); ${plans.length} tools x ${CALLS} calls in ${elapsed.toFixed(1)} s\n${tally.join("\n")}`
+          }/s); ${plans.length} tools x ${CALLS} calls, then ${CALLS} bare walks, in ${elapsed.toFixed(1)} s\n${
+            tally.join("\n")
+          }`
         )
         assert.isAtLeast(rate, MIN_FLIPS_PER_SECOND, "the racer was too slow to mean anything")
         assert.deepStrictEqual(leaks, [], "a result showed outside content or names")
-        assert.deepStrictEqual(yield* Effect.promise(() => inventory(dirs.outside)), before, "outside changed")
+        assert.deepStrictEqual(
+          yield* Effect.promise(() =>
+            inventory(dirs.outside)
+          ),
+          before,
+          "outside changed"
+        )
         // A failed write removes its temporary file, and never leaves one elsewhere.
         const leftovers = (yield* Effect.promise(() => NFS.readdir(dirs.base, { recursive: true }))).filter((path) =>
           path.endsWith(".tmp")
