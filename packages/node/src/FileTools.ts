@@ -889,12 +889,7 @@ export const editFile = (options?: EditFileOptions) => {
 // list_directory
 // ---------------------------------------------------------------------------
 
-type Kind = "file" | "directory" | "symlink" | "other"
-
-const kindOf = (entry: NodeFs.Dirent): Kind =>
-  entry.isDirectory() ? "directory" : entry.isFile() ? "file" : entry.isSymbolicLink() ? "symlink" : "other"
-
-const suffix: Record<Kind, string> = { file: "", directory: "/", symlink: "@", other: "" }
+const suffix: Record<PathWalk.Kind, string> = { file: "", directory: "/", symlink: "@", other: "" }
 
 const byName = (a: NodeFs.Dirent, b: NodeFs.Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
@@ -933,7 +928,7 @@ export const listDirectory = (options?: ListOptions) => {
         const directories = entries.filter((entry) => entry.isDirectory()).sort(byName)
         const others = entries.filter((entry) => !entry.isDirectory()).sort(byName)
         const listed = [...directories, ...others].slice(0, maxEntries).map((entry) =>
-          `${entry.name}${suffix[kindOf(entry)]}`
+          `${entry.name}${suffix[PathWalk.kindOf(entry)]}`
         )
         const header = `${shown === "." ? "The workspace root" : shown} holds ${
           plural(entries.length, "entry", "entries")
@@ -1065,97 +1060,19 @@ const globRule = (pattern: string): ToolError.RuleViolation | undefined => {
   return undefined
 }
 
-interface Visit {
-  /** The held directory the entry is in. */
-  readonly directory: PathWalk.Directory
-  readonly name: string
-  readonly real: string
-  /** Relative to the walk's base, `/`-separated. */
-  readonly relative: string
-  readonly kind: Kind
-}
-
-interface WalkSummary {
-  readonly scanned: number
-  readonly skipped: ReadonlyArray<string>
-  readonly unreadable: number
-  readonly exhausted: boolean
-}
-
 /**
- * Visits the tree under the held directory `base` without following links,
- * names sorted, each directory's entries before its subdirectories'.
- * `visit` says whether to go on. A subdirectory is opened from its held
- * parent with `O_NOFOLLOW`: one swapped for a link after it was listed is
- * not entered. Only the directories from `base` down to the one being read
- * are held open at once.
+ * The tree under a held directory, through {@link PathWalk.tree}; a base
+ * that cannot be listed fails the call, a subdirectory that cannot is counted.
  */
 const walk = (
   workspace: Workspace.Service,
   base: PathWalk.Directory,
-  options: { readonly maxDepth: number; readonly skip: ReadonlySet<string>; readonly maxScanned: number },
-  visit: (entry: Visit) => Effect.Effect<boolean, FileError>
-): Effect.Effect<WalkSummary, FileError> =>
-  Effect.suspend(() => {
-    const skipped = new Set<string>()
-    let scanned = 0
-    let unreadable = 0
-    let stopped = false
-    const enter = (
-      directory: PathWalk.Directory,
-      relative: string,
-      depth: number,
-      entries: Array<NodeFs.Dirent>
-    ): Effect.Effect<void, FileError> =>
-      Effect.gen(function*() {
-        entries.sort(byName)
-        const subdirectories: Array<string> = []
-        for (const entry of entries) {
-          if (stopped) return
-          if (++scanned > options.maxScanned) {
-            stopped = true
-            return
-          }
-          const kind = kindOf(entry)
-          const path = relative === "" ? entry.name : `${relative}/${entry.name}`
-          if (kind === "directory" && depth + 1 < options.maxDepth) {
-            if (options.skip.has(entry.name)) skipped.add(entry.name)
-            else subdirectories.push(entry.name)
-          }
-          const goOn = yield* visit({
-            directory,
-            name: entry.name,
-            real: NodePath.join(directory.real, entry.name),
-            relative: path,
-            kind
-          })
-          if (!goOn) stopped = true
-        }
-        for (const name of subdirectories) {
-          if (stopped) return
-          const path = relative === "" ? name : `${relative}/${name}`
-          yield* Effect.scoped(Effect.gen(function*() {
-            const listed = yield* Effect.either(
-              Effect.flatMap(
-                PathWalk.openDirectory(directory, name),
-                (opened) => Effect.map(PathWalk.list(opened), (children) => ({ opened, children }))
-              )
-            )
-            if (listed._tag === "Right") {
-              return yield* enter(listed.right.opened, path, depth + 1, listed.right.children)
-            }
-            const error = listed.left
-            // No longer a directory (a link or a file now): nothing to enter. Anything else is worth a note.
-            if (!(error._tag === "Errno" && (error.code === "ELOOP" || error.code === "ENOTDIR"))) unreadable++
-          }))
-        }
-      })
-    return Effect.flatMap(readDirectory(workspace, base), (entries) =>
-      Effect.map(
-        enter(base, "", 0, entries),
-        (): WalkSummary => ({ scanned, skipped: Array.from(skipped), unreadable, exhausted: stopped })
-      ))
-  })
+  options: PathWalk.TreeOptions,
+  visit: (entry: PathWalk.Visit) => Effect.Effect<boolean, FileError>
+): Effect.Effect<PathWalk.TreeSummary, FileError> =>
+  PathWalk.tree(base, options, visit).pipe(
+    Effect.mapError((error) => error._tag === "Errno" ? describe(workspace.display(base.real))(error) : error)
+  )
 
 const skipSet = (skip: ReadonlyArray<string>, pattern: string) =>
   // A pattern that names a skipped directory ("node_modules/x/**") means to go there.
@@ -1163,7 +1080,7 @@ const skipSet = (skip: ReadonlyArray<string>, pattern: string) =>
     skip.filter((name) => !new RegExp(`(?:^|[/{,])${name.replace(regexSpecial, "\\$&")}(?:$|[/},])`).test(pattern))
   )
 
-const walkNotes = (summary: WalkSummary) => [
+const walkNotes = (summary: PathWalk.TreeSummary) => [
   ...(summary.skipped.length === 0
     ? []
     : [`[Not searched: ${summary.skipped.join(", ")} (name them in the pattern to include them).]`]),

@@ -394,6 +394,149 @@ export const entry = (
   walk(root, path, "entry", { createParents: options?.createParents ?? false })
 
 // ---------------------------------------------------------------------------
+// trees
+// ---------------------------------------------------------------------------
+
+/**
+ * What a directory entry is, as the directory records it: a link is a
+ * link, never its target.
+ *
+ * @since 0.3.0
+ * @category trees
+ */
+export type Kind = "file" | "directory" | "symlink" | "other"
+
+/**
+ * @since 0.3.0
+ * @category trees
+ */
+export const kindOf = (entry: NodeFs.Dirent): Kind =>
+  entry.isDirectory() ? "directory" : entry.isFile() ? "file" : entry.isSymbolicLink() ? "symlink" : "other"
+
+/**
+ * One entry met by {@link tree}, with the held directory it is in (open a
+ * file there with {@link openFile}).
+ *
+ * @since 0.3.0
+ * @category trees
+ */
+export interface Visit {
+  readonly directory: Directory
+  readonly name: string
+  readonly real: string
+  /** Relative to the walk's base, `/`-separated. */
+  readonly relative: string
+  readonly kind: Kind
+}
+
+/**
+ * @since 0.3.0
+ * @category trees
+ */
+export interface TreeOptions {
+  /** Levels below the base whose entries are visited; `Infinity` for all. */
+  readonly maxDepth: number
+  /** Directory names not entered. */
+  readonly skip: ReadonlySet<string>
+  /** Entries visited before the walk stops. */
+  readonly maxScanned: number
+}
+
+/**
+ * @since 0.3.0
+ * @category trees
+ */
+export interface TreeSummary {
+  readonly scanned: number
+  /** The names in `skip` that were met. */
+  readonly skipped: ReadonlyArray<string>
+  /** Subdirectories that could not be opened or listed. */
+  readonly unreadable: number
+  /** Whether the walk stopped early: `maxScanned`, or `visit` said so. */
+  readonly exhausted: boolean
+}
+
+const byName = (a: NodeFs.Dirent, b: NodeFs.Dirent) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/**
+ * Visits the tree under the held directory `base`, names sorted, each
+ * directory's entries before its subdirectories'; `visit` says whether to
+ * go on. Links are visited, never entered. A subdirectory is opened from its
+ * held parent with `O_NOFOLLOW`, so one swapped for a link after it was
+ * listed is not entered either. Only the directories from `base` down to the
+ * one being read are held open at once. Fails only when `base` cannot be
+ * listed.
+ *
+ * @since 0.3.0
+ * @category trees
+ */
+export const tree = <E>(
+  base: Directory,
+  options: TreeOptions,
+  visit: (entry: Visit) => Effect.Effect<boolean, E>
+): Effect.Effect<TreeSummary, E | Errno> =>
+  Effect.suspend(() => {
+    const skipped = new Set<string>()
+    let scanned = 0
+    let unreadable = 0
+    let stopped = false
+    const enter = (
+      directory: Directory,
+      relative: string,
+      depth: number,
+      entries: Array<NodeFs.Dirent>
+    ): Effect.Effect<void, E> =>
+      Effect.gen(function*() {
+        entries.sort(byName)
+        const subdirectories: Array<string> = []
+        for (const entry of entries) {
+          if (stopped) return
+          if (++scanned > options.maxScanned) {
+            stopped = true
+            return
+          }
+          const kind = kindOf(entry)
+          const path = relative === "" ? entry.name : `${relative}/${entry.name}`
+          if (kind === "directory" && depth + 1 < options.maxDepth) {
+            if (options.skip.has(entry.name)) skipped.add(entry.name)
+            else subdirectories.push(entry.name)
+          }
+          const goOn = yield* visit({
+            directory,
+            name: entry.name,
+            real: NodePath.join(directory.real, entry.name),
+            relative: path,
+            kind
+          })
+          if (!goOn) stopped = true
+        }
+        for (const name of subdirectories) {
+          if (stopped) return
+          const path = relative === "" ? name : `${relative}/${name}`
+          yield* Effect.scoped(Effect.gen(function*() {
+            const listed = yield* Effect.either(
+              Effect.flatMap(
+                openDirectory(directory, name),
+                (opened) => Effect.map(list(opened), (children) => ({ opened, children }))
+              )
+            )
+            if (listed._tag === "Right") {
+              return yield* enter(listed.right.opened, path, depth + 1, listed.right.children)
+            }
+            const error = listed.left
+            // No longer a directory (a link or a file now): nothing to enter. Anything else is worth a note.
+            if (!(error._tag === "Errno" && (error.code === "ELOOP" || error.code === "ENOTDIR"))) unreadable++
+          }))
+        }
+      })
+    return Effect.flatMap(list(base), (entries) =>
+      Effect.map(
+        enter(base, "", 0, entries),
+        (): TreeSummary => ({ scanned, skipped: Array.from(skipped), unreadable, exhausted: stopped })
+      ))
+  })
+
+// ---------------------------------------------------------------------------
 // writing
 // ---------------------------------------------------------------------------
 
