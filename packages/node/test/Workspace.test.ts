@@ -284,6 +284,32 @@ describe.skipIf(!hasProc)("PathWalk", () => {
       assert.strictEqual(yield* Effect.promise(() => handle.readFile("utf8")), "a\n")
     }))
 
+  it.scopedLive("a tree walk does not enter a directory swapped for a link after it was listed", () =>
+    Effect.gen(function*() {
+      const { outside, ws } = yield* sandbox
+      const root = yield* PathWalk.directory(ws, ".")
+      const seen: Array<string> = []
+      const summary = yield* PathWalk.tree(
+        root,
+        { maxDepth: Infinity, skip: new Set(), maxScanned: 1_000 },
+        (entry) =>
+          Effect.promise(async () => {
+            seen.push(entry.relative)
+            // Between the listing of the root and the entering of sub: the race's window, held open.
+            if (entry.relative === "sub") {
+              await NFS.rename(NodePath.join(ws, "sub"), NodePath.join(ws, "sub.real"))
+              await NFS.symlink(outside, NodePath.join(ws, "sub"))
+            }
+            return true
+          })
+      )
+      assert.include(seen, "sub")
+      assert.include(seen, "link-out")
+      assert.isFalse(seen.some((path) => path.includes("canary") || path.startsWith("sub/")), seen.join(" "))
+      // Not a directory any more is not an unreadable one: nothing was opened outside.
+      assert.strictEqual(summary.unreadable, 0)
+    }))
+
   it.scopedLive("refuses a held directory moved out of the workspace", () =>
     Effect.gen(function*() {
       const { outside, ws } = yield* sandbox
