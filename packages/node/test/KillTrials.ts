@@ -271,40 +271,68 @@ export interface Survivor {
   readonly part: string
   /** Its command name, from `/proc/<pid>/stat`. */
   readonly name: string
+  /** SIGKILL is pending (`/proc/<pid>/status`): it is dying, not yet dead. */
+  readonly killPending: boolean
 }
 
-const read = (path: string): string | undefined =>
-  Either.getOrUndefined(Either.try(() => NodeFs.readFileSync(path, "latin1")))
+/** A file's text, or `undefined` (the process is gone, or the file cannot be read). */
+const read = (path: string): Effect.Effect<string | undefined> =>
+  Effect.tryPromise(() => NodeFs.promises.readFile(path, "latin1")).pipe(
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** Bit of SIGKILL (9) in the pending-signal masks of `/proc/<pid>/status`. */
+const sigkillBit = 1n << 8n
+
+const killPending = (status: string): boolean =>
+  status.split("\n").some((line) =>
+    (line.startsWith("SigPnd:") || line.startsWith("ShdPnd:")) &&
+    (BigInt(`0x${line.slice(7).trim()}`) & sigkillBit) !== 0n
+  )
+
+/** One process, when it is alive and its environment holds the marker. */
+const probe = (name: string, matches: (variable: string) => boolean): Effect.Effect<Survivor | undefined> =>
+  Effect.gen(function*() {
+    const environ = yield* read(`/proc/${name}/environ`)
+    if (environ === undefined) return undefined
+    const variables = environ.split("\0")
+    if (!variables.some(matches)) return undefined
+    const stat = yield* read(`/proc/${name}/stat`)
+    if (stat === undefined) return undefined
+    // The command name is in parentheses and may itself hold spaces and parentheses.
+    const close = stat.lastIndexOf(")")
+    const state = stat.slice(close + 2, close + 3)
+    if (state === "Z" || state === "X") return undefined
+    const part = variables.find((variable) => variable.startsWith("KILL_PART="))
+    return {
+      pid: Number(name),
+      part: part === undefined ? "main" : part.slice("KILL_PART=".length),
+      name: stat.slice(stat.indexOf("(") + 1, close),
+      killPending: killPending((yield* read(`/proc/${name}/status`)) ?? "")
+    }
+  })
 
 /**
  * Every live process whose environment holds `KILL_TRIAL=<marker>` (or, with
  * `prefix`, a marker that starts with it). A zombie (state Z) or a dead
  * entry (X) runs nothing: where PID 1 does not reap orphans at once, killed
- * processes linger as zombies.
+ * processes linger as zombies. The reads are asynchronous: a synchronous
+ * walk of `/proc` would hold up the runner's own timers in the same
+ * process, and the harness would measure itself.
  */
-export const scan = (marker: string, prefix = false): ReadonlyArray<Survivor> => {
-  const needle = `KILL_TRIAL=${marker}`
-  const found: Array<Survivor> = []
-  for (const name of Either.getOrElse(Either.try(() => NodeFs.readdirSync("/proc")), () => [])) {
-    const first = name.charCodeAt(0)
-    if (first < 48 || first > 57) continue
-    const environ = read(`/proc/${name}/environ`)
-    if (environ === undefined) continue
-    const variables = environ.split("\0")
-    if (!variables.some((variable) => prefix ? variable.startsWith(needle) : variable === needle)) continue
-    const stat = read(`/proc/${name}/stat`)
-    if (stat === undefined) continue
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)
-    if (state === "Z" || state === "X") continue
-    const part = variables.find((variable) => variable.startsWith("KILL_PART="))
-    found.push({
-      pid: Number(name),
-      part: part === undefined ? "main" : part.slice("KILL_PART=".length),
-      name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
-    })
-  }
-  return found
-}
+export const scan = (marker: string, prefix = false): Effect.Effect<ReadonlyArray<Survivor>> =>
+  Effect.gen(function*() {
+    const needle = `KILL_TRIAL=${marker}`
+    const matches = prefix
+      ? (variable: string) => variable.startsWith(needle)
+      : (variable: string) => variable === needle
+    const names = yield* Effect.tryPromise(() => NodeFs.promises.readdir("/proc")).pipe(
+      Effect.orElseSucceed((): ReadonlyArray<string> => [])
+    )
+    const pids = names.filter((name) => name.charCodeAt(0) >= 48 && name.charCodeAt(0) <= 57)
+    const found = yield* Effect.forEach(pids, (name) => probe(name, matches), { concurrency: 32 })
+    return found.filter((survivor): survivor is Survivor => survivor !== undefined)
+  })
 
 /** SIGKILL to each; one already gone is not an error. */
 export const killAll = (survivors: ReadonlyArray<Survivor>): void => {
@@ -395,7 +423,7 @@ export const runTrial = (
       case "interrupt": {
         const fiber = yield* Effect.fork(runner.run(options))
         yield* Effect.sleep(limit)
-        markedBefore = scan(trial.marker).length
+        markedBefore = (yield* scan(trial.marker)).length
         const start = yield* now
         yield* Fiber.interrupt(fiber)
         latencyMillis = (yield* now) - start
@@ -405,7 +433,7 @@ export const runTrial = (
         const scope = yield* Scope.make()
         yield* Scope.extend(runner.start(options), scope)
         yield* Effect.sleep(limit)
-        markedBefore = scan(trial.marker).length
+        markedBefore = (yield* scan(trial.marker)).length
         const start = yield* now
         yield* Scope.close(scope, Exit.void)
         latencyMillis = (yield* now) - start
@@ -417,11 +445,11 @@ export const runTrial = (
       }
     }
     yield* Effect.sleep(settings.settleMillis)
-    const outlived = scan(trial.marker)
+    const outlived = yield* scan(trial.marker)
     let survivors = outlived
     if (outlived.length > 0) {
       yield* Effect.sleep(settings.lateMillis ?? settings.killGraceMillis + 500)
-      survivors = scan(trial.marker)
+      survivors = yield* scan(trial.marker)
     }
     killAll(outlived)
     killAll(survivors)
@@ -435,7 +463,7 @@ export const runAll = (
   settings: RunSettings & { readonly concurrency: number; readonly run: string }
 ): Effect.Effect<ReadonlyArray<Outcome>, ProcessRunner.SpawnError> =>
   Effect.forEach(trials, (trial) => runTrial(runner, trial, settings), { concurrency: settings.concurrency }).pipe(
-    Effect.ensuring(Effect.sync(() => killAll(scan(`${settings.run}-`, true))))
+    Effect.ensuring(Effect.map(scan(`${settings.run}-`, true), killAll))
   )
 
 // ---------------------------------------------------------------------------
@@ -468,6 +496,8 @@ export interface Summary {
   readonly survivors: number
   /** Processes alive `settleMillis` after the result: the never killed and the killed late. */
   readonly outlived: number
+  /** Of those, the ones with a SIGKILL pending at the scan: already dying. */
+  readonly outlivedDying: number
   readonly trialsOutlived: number
   /** By shape (and `main`, the script itself), then by ending. */
   readonly byShape: ReadonlyMap<string, Readonly<Record<Ending, Cell>>>
@@ -511,6 +541,7 @@ export const summarize = (outcomes: ReadonlyArray<Outcome>, killGraceMillis: num
   let trialsLeaking = 0
   let survivors = 0
   let outlivedCount = 0
+  let outlivedDying = 0
   let trialsOutlived = 0
   let unmarked = 0
   for (const { markedBefore, outlived, survivors: left, trial } of outcomes) {
@@ -524,6 +555,7 @@ export const summarize = (outcomes: ReadonlyArray<Outcome>, killGraceMillis: num
     if (markedBefore === 0) unmarked++
     if (outlived.length > 0) trialsOutlived++
     outlivedCount += outlived.length
+    outlivedDying += outlived.filter((survivor) => survivor.killPending).length
     const lasting = new Set(left.map((survivor) => survivor.pid))
     for (const survivor of outlived) {
       if (lasting.has(survivor.pid)) continue
@@ -558,6 +590,7 @@ export const summarize = (outcomes: ReadonlyArray<Outcome>, killGraceMillis: num
     trialsLeaking,
     survivors,
     outlived: outlivedCount,
+    outlivedDying,
     trialsOutlived,
     byShape,
     byPayload,
@@ -603,6 +636,7 @@ export const format = (title: string, summary: Summary): string =>
     })`,
     `  survivors (never killed): ${summary.survivors} processes left by ${summary.trialsLeaking} trials;` +
     ` alive after the result: ${summary.outlived} processes in ${summary.trialsOutlived} trials` +
+    ` (${summary.outlivedDying} with a SIGKILL pending)` +
     (summary.unmarked > 0 ? `   (${summary.unmarked} trials showed no marked process before their end)` : ""),
     "  cells: survivors in leaking trials / parts of that kind, +killed late (alive after the result, dead later)",
     ...table("shape", summary.byShape),
