@@ -720,7 +720,7 @@ class Child {
 
   constructor(
     options: RunOptions,
-    launch: Sandbox.Launch,
+    launch: Sandbox.Launch & { readonly inheritFiles?: ReadonlyArray<string> | undefined },
     readonly confinement: Sandbox.Confinement | undefined,
     /** The command runs in a PID namespace whose first process is our child's child. */
     readonly pidNamespace: boolean,
@@ -731,13 +731,25 @@ class Child {
     const input = options.input
     // Throws synchronously on some errors (ENOTDIR, invalid arguments):
     // the caller wraps the constructor in `Effect.try`.
-    this.process = NodeChildProcess.spawn(launch.command, launch.args, {
-      cwd: launch.cwd,
-      env: launch.env === undefined ? process.env : { ...process.env, ...launch.env },
-      detached: true,
-      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      windowsHide: true
-    })
+    // Descriptors 3, 4, … for the sandbox (its seccomp program), open only
+    // until the child has them.
+    const inherited: Array<number> = []
+    const closeInherited = () => {
+      for (const fd of inherited.splice(0)) attempt(() => NodeFs.closeSync(fd))
+    }
+    try {
+      for (const file of launch.inheritFiles ?? []) inherited.push(NodeFs.openSync(file, "r"))
+      this.process = NodeChildProcess.spawn(launch.command, launch.args, {
+        cwd: launch.cwd,
+        env: launch.env === undefined ? process.env : { ...process.env, ...launch.env },
+        detached: true,
+        stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe", ...inherited],
+        windowsHide: true
+      })
+    } finally {
+      // The child has its copies once spawn returns (libuv forks in it).
+      closeInherited()
+    }
     this.startedAt = clock.unsafeCurrentTimeMillis()
     this.lastActivity = this.startedAt
     this.stdout = new Capture(options.headBytes ?? defaults.headBytes, options.tailBytes ?? defaults.tailBytes)

@@ -128,6 +128,16 @@ export interface Config {
   /** The home directory the default denied paths are under. Default `os.homedir()`. */
   readonly home?: string | undefined
   /**
+   * Lets commands create UNIX-domain sockets. Default `false`: a read-only
+   * mount does not stop `connect()` to a socket file, and the host's
+   * sockets (`/run/docker.sock`, a D-Bus bus, an SSH agent) would be a way
+   * out of any policy, so a seccomp filter makes `socket(AF_UNIX, …)` fail
+   * with EPERM (socket pairs, which reach nothing outside, still work). An
+   * allowlist network needs UNIX sockets for its bridge and is not
+   * filtered: mask the sockets that matter with `denyRead` there.
+   */
+  readonly allowUnixSockets?: boolean | undefined
+  /**
    * Starts the network proxy for an allowlist. Default: the built-in one,
    * `NetworkProxy.starter()` (a UNIX socket in the private `/tmp`, a bridge
    * on `127.0.0.1:3128` inside).
@@ -186,6 +196,8 @@ export interface Launch {
  * @category models
  */
 export interface Prepared extends Launch {
+  /** Files the runner opens read-only and passes as descriptors 3, 4, … (the seccomp program). */
+  readonly inheritFiles?: ReadonlyArray<string> | undefined
   readonly confinement: Confinement
   /**
    * The command runs in a PID namespace whose first process is a child of
@@ -345,8 +357,13 @@ export const plan = (config: Config, policy: Policy, privateTmp: string): Plan =
  * The bubblewrap arguments of a plan, before `--` and the command. Order
  * matters: later mounts cover earlier ones, so the denied paths come last.
  */
-export const bubblewrapArgs = (layout: Plan, cwd: string | undefined): ReadonlyArray<string> => {
+export const bubblewrapArgs = (
+  layout: Plan,
+  cwd: string | undefined,
+  seccompFd?: number | undefined
+): ReadonlyArray<string> => {
   const args = [
+    ...(seccompFd === undefined ? [] : ["--seccomp", String(seccompFd)]),
     "--die-with-parent",
     "--new-session",
     "--unshare-pid",
@@ -388,6 +405,74 @@ const summaryOf = (confinement: Omit<Confinement, "summary">, problem: string | 
     ? "network: allowed domains only"
     : `network ${confinement.network}`
   return `sandbox: ${confinement.policy} (${confinement.backend}), ${network}`
+}
+
+// ---------------------------------------------------------------------------
+// seccomp
+// ---------------------------------------------------------------------------
+
+/** Architectures the filter knows: `AUDIT_ARCH_*`, the `socket` syscall number. */
+const architectures: Readonly<Record<string, { readonly audit: number; readonly socket: number }>> = {
+  x64: { audit: 0xc000003e, socket: 41 },
+  arm64: { audit: 0xc00000b7, socket: 198 }
+}
+
+/**
+ * A classic BPF seccomp program that makes `socket(AF_UNIX, …)` fail with
+ * EPERM and allows everything else; `undefined` on an architecture it does
+ * not know. On x86-64 it also refuses the x32 ABI's syscalls and, for
+ * 32-bit programs, `socketcall` and `socket`: a filter cannot read
+ * `socketcall`'s arguments, and either would be a way around it.
+ *
+ * @since 0.3.0
+ * @category seccomp
+ */
+export const unixSocketFilter = (arch: string = process.arch): Uint8Array | undefined => {
+  const target = architectures[arch]
+  if (target === undefined) return undefined
+  const LD_W_ABS = 0x20
+  const JEQ_K = 0x15
+  const JGE_K = 0x35
+  const RET_K = 0x06
+  const ALLOW = 0x7fff0000
+  const DENY = 0x00050000 | 1 // SECCOMP_RET_ERRNO | EPERM
+  const AF_UNIX = 1
+  // [code, jt, jf, k]; a jump skips that many instructions after itself.
+  const program: ReadonlyArray<readonly [number, number, number, number]> = arch === "x64"
+    ? [
+      [LD_W_ABS, 0, 0, 4], // 0: arch
+      [JEQ_K, 0, 5, target.audit], // 1: x86-64, or to 7
+      [LD_W_ABS, 0, 0, 0], // 2: syscall number
+      [JGE_K, 8, 0, 0x40000000], // 3: the x32 ABI: deny
+      [JEQ_K, 0, 6, target.socket], // 4: socket, or allow
+      [LD_W_ABS, 0, 0, 16], // 5: args[0], low word
+      [JEQ_K, 5, 4, AF_UNIX], // 6: AF_UNIX: deny; else allow
+      [JEQ_K, 0, 3, 0x40000003], // 7: i386, or allow
+      [LD_W_ABS, 0, 0, 0], // 8: syscall number
+      [JEQ_K, 2, 0, 102], // 9: socketcall: deny
+      [JEQ_K, 1, 0, 359], // 10: socket: deny; else allow
+      [RET_K, 0, 0, ALLOW], // 11
+      [RET_K, 0, 0, DENY] // 12
+    ]
+    : [
+      [LD_W_ABS, 0, 0, 4], // 0: arch
+      [JEQ_K, 0, 4, target.audit], // 1: native, or allow
+      [LD_W_ABS, 0, 0, 0], // 2: syscall number
+      [JEQ_K, 0, 2, target.socket], // 3: socket, or allow
+      [LD_W_ABS, 0, 0, 16], // 4: args[0], low word
+      [JEQ_K, 1, 0, AF_UNIX], // 5: AF_UNIX: deny; else allow
+      [RET_K, 0, 0, ALLOW], // 6
+      [RET_K, 0, 0, DENY] // 7
+    ]
+  const bytes = new Uint8Array(program.length * 8)
+  const view = new DataView(bytes.buffer)
+  program.forEach(([code, jt, jf, k], i) => {
+    view.setUint16(i * 8, code, true)
+    view.setUint8(i * 8 + 2, jt)
+    view.setUint8(i * 8 + 3, jf)
+    view.setUint32(i * 8 + 4, k, true)
+  })
+  return bytes
 }
 
 // ---------------------------------------------------------------------------
@@ -473,6 +558,28 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
       }),
       (directory) => Effect.sync(() => NodeFs.rmSync(directory, { recursive: true, force: true }))
     )
+    // The filter's program, written once; the runner opens it for each command.
+    const filter = network._tag === "Allowlist" || config.allowUnixSockets === true ? undefined : unixSocketFilter()
+    const filterFile = filter === undefined || !status.available
+      ? undefined
+      : yield* Effect.acquireRelease(
+        Effect.try({
+          try: () => {
+            const directory = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "tool-runtime-seccomp-"))
+            const file = NodePath.join(directory, "unix-sockets.bpf")
+            NodeFs.writeFileSync(file, filter, { mode: 0o444 })
+            return file
+          },
+          catch: (error) =>
+            new SandboxError({
+              reason: "setup_failed",
+              detail: `Could not write the sandbox's seccomp filter (${
+                (error as NodeJS.ErrnoException).code ?? "error"
+              }).`
+            })
+        }),
+        (file) => Effect.sync(() => NodeFs.rmSync(NodePath.dirname(file), { recursive: true, force: true }))
+      )
     const proxy = network._tag === "Allowlist" && status.available
       ? yield* Effect.mapError(
         (config.proxy ?? NetworkProxy.starter())({ directory: privateTmp, network }),
@@ -515,7 +622,7 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
         }
         const inner = proxy === undefined ? launch : proxy.wrap(launch)
         const args = [
-          ...bubblewrapArgs(plan(config, policy, privateTmp), inner.cwd),
+          ...bubblewrapArgs(plan(config, policy, privateTmp), inner.cwd, filterFile === undefined ? undefined : 3),
           "--",
           inner.command,
           ...inner.args
@@ -523,6 +630,7 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
         return Effect.succeed({
           command: bwrap,
           args,
+          inheritFiles: filterFile === undefined ? undefined : [filterFile],
           cwd: inner.cwd,
           env: inner.env,
           confinement,

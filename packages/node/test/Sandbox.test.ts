@@ -8,6 +8,7 @@ import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as NodeUrl from "node:url"
 import * as NetworkProxy from "../src/NetworkProxy.js"
 import * as OutputHygiene from "../src/OutputHygiene.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
@@ -18,6 +19,7 @@ import { withMarker } from "./Processes.js"
 // without it these tests fail rather than skip, since the guarantees they
 // check are the reason the sandbox exists.
 
+const packageDir = NodePath.resolve(NodePath.dirname(NodeUrl.fileURLToPath(import.meta.url)), "..")
 const scratch = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "sandbox-")))
 afterAll(() => NodeFs.rmSync(scratch, { recursive: true, force: true }))
 let sequence = 0
@@ -220,6 +222,71 @@ describe("Sandbox", () => {
         assert.strictEqual(text(on.stdout), "HELLO-FROM-HOST\n")
         assert.strictEqual(on.confinement?.network, "on")
       })))
+  })
+
+  describe("UNIX sockets", () => {
+    /** A UNIX socket server on the host, outside /tmp (which the sandbox replaces), like /run/docker.sock. */
+    const hostSocket = Effect.acquireRelease(
+      Effect.async<{ readonly path: string; readonly server: NodeNet.Server }>((resume) => {
+        const directory = NodeFs.mkdtempSync(NodePath.join(packageDir, ".sandbox-socket-"))
+        const path = NodePath.join(directory, "host.sock")
+        const server = NodeNet.createServer((socket) => {
+          socket.end("HOST-SOCKET-MARKER\n")
+        })
+        server.listen(path, () => resume(Effect.succeed({ path, server })))
+      }),
+      ({ path, server }) =>
+        Effect.async<void>((resume) => {
+          server.close(() => {
+            NodeFs.rmSync(NodePath.dirname(path), { recursive: true, force: true })
+            resume(Effect.void)
+          })
+        })
+    )
+    const connectUnix = (path: string) =>
+      `${JSON.stringify(process.execPath)} -e ${
+        JSON.stringify(
+          `require("net").connect(${
+            JSON.stringify(path)
+          }).on("data",d=>process.stdout.write(d)).on("error",e=>{console.log("ERR "+e.code);process.exit(3)})`
+        )
+      }`
+
+    it.live("a host UNIX socket cannot be reached, read-only mount or not; socket pairs still work", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const { path } = yield* hostSocket
+        const result = yield* run(
+          { workspace, home, network: { _tag: "On" } },
+          bash(
+            `${
+              connectUnix(path)
+            }; python3 -c 'import socket; a, b = socket.socketpair(); a.send(b"pair-ok"); print(b.recv(7).decode())'`
+          )
+        )
+        assert.notInclude(text(result.stdout), "HOST-SOCKET-MARKER")
+        assert.include(text(result.stdout), "ERR EPERM")
+        assert.include(text(result.stdout), "pair-ok")
+        const allowed = yield* run({ workspace, home, allowUnixSockets: true }, bash(connectUnix(path)))
+        assert.strictEqual(text(allowed.stdout), "HOST-SOCKET-MARKER\n")
+      })))
+
+    it("the filter program is well formed: every jump lands inside it, and it ends in returns", () => {
+      for (const arch of ["x64", "arm64"]) {
+        const bytes = Sandbox.unixSocketFilter(arch)!
+        const view = new DataView(bytes.buffer)
+        const count = bytes.length / 8
+        for (let i = 0; i < count; i++) {
+          const code = view.getUint16(i * 8, true)
+          if ((code & 0x07) === 0x05) {
+            assert.isBelow(i + 1 + view.getUint8(i * 8 + 2), count)
+            assert.isBelow(i + 1 + view.getUint8(i * 8 + 3), count)
+          }
+        }
+        assert.strictEqual(view.getUint16((count - 1) * 8, true), 0x06)
+      }
+      assert.isUndefined(Sandbox.unixSocketFilter("ia32"))
+    })
   })
 
   describe("network allowlist", () => {
