@@ -31,7 +31,9 @@
  * `setsid` or not; `--die-with-parent`, so that the sandbox dies with the
  * runtime even when the runtime is killed by SIGKILL; `--new-session`, so
  * that a command cannot push input into a terminal (TIOCSTI); a fresh
- * `/proc` and a minimal `/dev`. A backend is a function from a launch and
+ * `/proc` and a minimal `/dev`; and a seccomp filter against UNIX-domain
+ * sockets (see `allowUnixSockets`), since a read-only mount does not stop
+ * a `connect()` to the host's `/run/docker.sock`. A backend is a function from a launch and
  * a policy to another launch plus how to stop it ({@link Prepared}): a
  * macOS backend would wrap the command in `sandbox-exec` with a Seatbelt
  * profile built from the same {@link Plan}, and callers would not change.
