@@ -118,6 +118,24 @@ layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) 
   })
 
   describe("stopping", () => {
+    it.effect("SIGTERM goes to every process of the group, so children can shut down gracefully", () =>
+      Effect.gen(function*() {
+        const runner = yield* ProcessRunner.ProcessRunner
+        const dir = tmp()
+        // The shell itself ignores SIGTERM: only a signal to the group reaches its children.
+        const child = (n: number) =>
+          `(trap 'echo term > ${dir}/child-${n}; exit 0' TERM; echo up > ${dir}/up-${n}; while :; do sleep 0.05; done) &`
+        const result = yield* runner.run(bash(
+          `trap '' TERM; ${child(1)} ${
+            child(2)
+          } while [ ! -e ${dir}/up-1 ] || [ ! -e ${dir}/up-2 ]; do sleep 0.01; done; echo ready; wait`,
+          { timeout: 500, killGrace: 1000 }
+        ))
+        assert.strictEqual(result.stopped, "timeout")
+        assert.strictEqual(NodeFs.readFileSync(NodePath.join(dir, "child-1"), "utf8"), "term\n")
+        assert.strictEqual(NodeFs.readFileSync(NodePath.join(dir, "child-2"), "utf8"), "term\n")
+      }))
+
     it.effect("a child that ignores SIGTERM is killed within total + grace + 100 ms", () =>
       Effect.gen(function*() {
         const runner = yield* ProcessRunner.ProcessRunner
