@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
@@ -13,7 +14,7 @@ import * as NetworkProxy from "../src/NetworkProxy.js"
 import * as OutputHygiene from "../src/OutputHygiene.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
 import * as Sandbox from "../src/Sandbox.js"
-import { withMarker } from "./Processes.js"
+import { processesWithEnv, withMarker } from "./Processes.js"
 
 // Real bubblewrap, real processes, a real filesystem. CI installs bwrap;
 // without it these tests fail rather than skip, since the guarantees they
@@ -417,6 +418,57 @@ describe("Sandbox", () => {
         assert.deepStrictEqual(yield* marker.survivors(), [])
       }))
   })
+
+  it.live(
+    "a runtime killed by SIGKILL takes its sandboxes with it (--die-with-parent)",
+    () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const marker = withMarker()
+        const dir = NodeFs.mkdtempSync(NodePath.join(packageDir, "node_modules", ".sandbox-sigkill-"))
+        yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(dir, { recursive: true, force: true })))
+        const script = NodePath.join(dir, "program.ts")
+        NodeFs.writeFileSync(
+          script,
+          [
+            `import * as Effect from "effect/Effect"`,
+            `import * as Layer from "effect/Layer"`,
+            `import * as ProcessRunner from ${JSON.stringify(NodePath.join(packageDir, "src", "ProcessRunner.ts"))}`,
+            `import * as Sandbox from ${JSON.stringify(NodePath.join(packageDir, "src", "Sandbox.ts"))}`,
+            `const layer = ProcessRunner.layerSandboxed.pipe(Layer.provide(Sandbox.layer(${
+              JSON.stringify({ workspace, home })
+            })))`,
+            `Effect.runFork(Effect.scoped(Effect.gen(function*() {`,
+            `  const runner = yield* ProcessRunner.ProcessRunner`,
+            `  const running = yield* runner.start({ command: "bash", args: ["-c", "setsid -f sleep 300; nohup sleep 300 & echo up; sleep 300"], env: ${
+              JSON.stringify(marker.env)
+            } })`,
+            `  while (running.stdout.totalBytes() === 0) yield* Effect.sleep("5 millis")`,
+            `  console.log(running.pid)`,
+            `  yield* Effect.never`,
+            `}).pipe(Effect.provide(layer))))`
+          ].join("\n")
+        )
+        const child = NodeChildProcess.spawn(process.execPath, [
+          "--conditions=@tool-runtime/source",
+          "--import",
+          "tsx",
+          script
+        ], {
+          cwd: packageDir,
+          stdio: ["ignore", "pipe", "inherit"]
+        })
+        yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+        yield* Effect.async<void>((resume) => {
+          child.stdout.once("data", () => resume(Effect.void))
+        })
+        assert.isAtLeast(processesWithEnv(`TOOL_RUNTIME_TEST_MARKER=${marker.env.TOOL_RUNTIME_TEST_MARKER}`).length, 3)
+        child.kill("SIGKILL")
+        // No hook of the runtime can run: the kernel and bubblewrap do it all.
+        assert.deepStrictEqual(yield* marker.survivors(1000), [])
+      })),
+    40_000
+  )
 
   describe("without a backend", () => {
     it.live("fallback refuse: the command does not run, and the error says what to install", () =>
