@@ -510,6 +510,8 @@ export interface Summary {
    * before its SIGKILL, by design. What the runner adds to what it must wait.
    */
   readonly overrun: Latency
+  /** Deadline → result of the trees in which nothing ignores SIGTERM: no grace is owed. */
+  readonly latencyNoGrace: Latency | undefined
   /** Interrupted or closed trials whose tree showed no marked process before: the scan would be blind. */
   readonly unmarked: number
 }
@@ -531,6 +533,18 @@ const emptyRow = (): Record<Ending, { parts: number; trialsLeaking: number; surv
   scope: { parts: 0, trialsLeaking: 0, survivors: 0, late: 0 },
   exit: { parts: 0, trialsLeaking: 0, survivors: 0, late: 0 }
 })
+
+/** The grace a tree may take before its SIGKILL: all of it when anything in it ignores SIGTERM. */
+export const owedGrace = (trial: Trial, killGraceMillis: number): number =>
+  trial.ignoresTerm || trial.parts.some((part) => part.payload === "ignore-term" || part.shape === "setsid-trap")
+    ? killGraceMillis
+    : 0
+
+/** Deadline → result beyond the grace the tree was owed (never below 0). */
+export const overrunOf = (outcome: Outcome, killGraceMillis: number): number | undefined =>
+  outcome.latencyMillis === undefined
+    ? undefined
+    : Math.max(0, outcome.latencyMillis - owedGrace(outcome.trial, killGraceMillis))
 
 export const summarize = (outcomes: ReadonlyArray<Outcome>, killGraceMillis: number): Summary => {
   const byShape = new Map<string, ReturnType<typeof emptyRow>>([["main", emptyRow()]])
@@ -602,6 +616,13 @@ export const summarize = (outcomes: ReadonlyArray<Outcome>, killGraceMillis: num
       scope: latencyOf(latencies((ending) => ending === "scope")),
       exit: undefined
     },
+    latencyNoGrace: latencyOf(
+      outcomes.flatMap((outcome) =>
+        outcome.latencyMillis !== undefined && owedGrace(outcome.trial, killGraceMillis) === 0
+          ? [outcome.latencyMillis]
+          : []
+      )
+    ),
     overrun: latencyOf(outcomes.flatMap((outcome) => overrunOf(outcome, killGraceMillis) ?? [])) ??
       { count: 0, median: 0, p99: 0, max: 0 },
     unmarked
@@ -645,22 +666,11 @@ export const format = (title: string, summary: Summary): string =>
     ...endings.filter(hasDeadline).map((ending) =>
       `    ${ending.padEnd(10)} ${formatLatency(summary.latencyByEnding[ending])}`
     ),
-    `  the same past the kill grace owed to trees that ignore SIGTERM: ${formatLatency(summary.overrun)}`
+    `  trees in which nothing ignores SIGTERM: ${formatLatency(summary.latencyNoGrace)}`,
+    `  all, past the kill grace owed to trees that ignore SIGTERM: ${formatLatency(summary.overrun)}`
   ].join("\n")
 
 /** {@link format}, and what the results say: how the runs were confined, pipes forced closed, failed exits. */
-/** The grace a tree may take before its SIGKILL: all of it when anything in it ignores SIGTERM. */
-export const owedGrace = (trial: Trial, killGraceMillis: number): number =>
-  trial.ignoresTerm || trial.parts.some((part) => part.payload === "ignore-term" || part.shape === "setsid-trap")
-    ? killGraceMillis
-    : 0
-
-/** Deadline → result beyond the grace the tree was owed (never below 0). */
-export const overrunOf = (outcome: Outcome, killGraceMillis: number): number | undefined =>
-  outcome.latencyMillis === undefined
-    ? undefined
-    : Math.max(0, outcome.latencyMillis - owedGrace(outcome.trial, killGraceMillis))
-
 /** The slowest trials by {@link overrunOf}, one line each. */
 export const slowest = (outcomes: ReadonlyArray<Outcome>, killGraceMillis: number, count: number): Array<string> =>
   outcomes
