@@ -701,6 +701,9 @@ export const report = (title: string, outcomes: ReadonlyArray<Outcome>, killGrac
     `  confinement: ${Array.from(confinements).join("; ")}`,
     `  results: ${forced} with pipes forced closed (drain bound), ${unkillable} unkillable, ${failed} normal exits not 0`,
     "  slowest:",
-    ...slowest(outcomes, killGraceMillis, 5)
+    ...slowest(outcomes, killGraceMillis, 5),
+    ...outcomes.filter((outcome) => outcome.markedBefore === 0).map((outcome) =>
+      `  no marked process before the ${outcome.trial.ending} of trial ${outcome.trial.index}:\n${outcome.trial.script}`
+    )
   ].join("\n")
 }
