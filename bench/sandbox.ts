@@ -67,12 +67,14 @@ const runTrue = (rt: typeof plain) => async () => {
   return performance.now() - start
 }
 
-const bwrapArgs =
-  (await Effect.runPromise(sandbox.prepare({ command: "true", args: [], cwd: root, env: undefined }))).args
+const prepared = await Effect.runPromise(sandbox.prepare({ command: "true", args: [], cwd: root, env: undefined }))
 const bareBwrap = () =>
   new Promise<number>((resolve, reject) => {
     const start = performance.now()
-    const child = NodeChildProcess.spawn("bwrap", bwrapArgs, { stdio: "ignore" })
+    // The seccomp program goes in as descriptor 3, as the runner passes it.
+    const fds = (prepared.inheritFiles ?? []).map((file) => NodeFs.openSync(file, "r"))
+    const child = NodeChildProcess.spawn("bwrap", prepared.args, { stdio: ["ignore", "ignore", "ignore", ...fds] })
+    for (const fd of fds) NodeFs.closeSync(fd)
     child.on("error", reject)
     child.on("exit", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`exit ${code}`))))
   })
