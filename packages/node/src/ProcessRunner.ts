@@ -645,11 +645,18 @@ interface ExitStatus {
 
 /** Children of every runner not yet settled, for the process-wide hooks. */
 const unsettled = new Set<Child>()
+/**
+ * Children whose leader died at SIGTERM while escapees it signalled may
+ * still run (they may ignore SIGTERM): settled, but their SIGKILL is still
+ * owed when the grace ends, and a program exiting meanwhile must pay it.
+ */
+const lingering = new Set<Child>()
 let hooksInstalled = false
 
 /** Last resort: the program is exiting (synchronously) and scopes were not closed. */
 const killUnsettled = () => {
   for (const child of unsettled) child.signal("SIGKILL")
+  for (const child of lingering) child.signalEscaped("SIGKILL")
 }
 
 const fatalSignals = ["SIGTERM", "SIGINT", "SIGHUP"] as const
@@ -958,6 +965,8 @@ const millis = (input: Duration.DurationInput | undefined, fallback: Duration.Du
 export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.gen(function*() {
     const live = new Set<Child>()
+    /** This runner's children that still owe escapees a SIGKILL (see `lingering`). */
+    const owed = new Set<Child>()
     const killWait = Duration.toMillis(defaults.killWait)
 
     /** Waits for the exit, the lost group, the drained pipes; then the result. */
@@ -998,9 +1007,15 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
         const exited = yield* Effect.timeoutOption(Deferred.await(child.exited), graceMillis)
         if (Option.isSome(exited)) {
           if (child.escaped.size === 0) return
-          yield* awaitEscapees(child, graceEnd)
-          child.signalEscaped("SIGKILL")
-          return
+          lingering.add(child)
+          owed.add(child)
+          return yield* awaitEscapees(child, graceEnd).pipe(
+            Effect.ensuring(Effect.sync(() => {
+              child.signalEscaped("SIGKILL")
+              lingering.delete(child)
+              owed.delete(child)
+            }))
+          )
         }
         child.signal("SIGKILL")
         const killed = yield* Effect.timeoutOption(Deferred.await(child.exited), killWait)
@@ -1123,6 +1138,8 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
           Deferred.unsafeDone(child.discarded, Exit.void)
           child.signal("SIGKILL")
         }
+        // No grace is left for escapees still owed their SIGKILL either.
+        for (const child of owed) child.signalEscaped("SIGKILL")
         // The wait is interruptible: a finalizer runs uninterruptibly, and the
         // timeout could then never end the wait for a child that does not die.
         return Effect.forEach(

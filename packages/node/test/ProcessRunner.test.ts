@@ -1,4 +1,5 @@
 import { afterAll, assert, describe, it, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
@@ -315,6 +316,24 @@ layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) 
         assert.isAtLeast(result.escapedSignalled, 1)
         // The leader died at once; the escapee only after the grace.
         assert.deepStrictEqual(yield* marker.survivors(300 + SCHEDULING_ALLOWANCE), [])
+      }))
+
+    it.live("closing the runner right after such a result pays the escapee's SIGKILL at once", () =>
+      Effect.gen(function*() {
+        const marker = withMarker()
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithScope(ProcessRunner.layer, scope)
+        const runner = Context.get(context, ProcessRunner.ProcessRunner)
+        const file = NodePath.join(tmp(), "pid")
+        const stubborn =
+          `setsid bash -c "trap '' TERM; echo \\$\\$ > ${file}.tmp; mv ${file}.tmp ${file}; while :; do sleep 1; done" & ` +
+          `while [ ! -e ${file} ]; do sleep 0.01; done; sleep 300`
+        // A long grace: the escapee is still owed its SIGKILL when the runner closes.
+        const result = yield* runner.run(bash(stubborn, { timeout: 300, killGrace: 5_000, env: marker.env }))
+        assert.strictEqual(result.stopped, "timeout")
+        const [, millis] = yield* elapsed(Scope.close(scope, Exit.void))
+        assert.isBelow(millis, SCHEDULING_ALLOWANCE)
+        assert.deepStrictEqual(yield* marker.survivors(SCHEDULING_ALLOWANCE), [])
       }))
 
     it.effect("a fork in progress at a normal exit cannot skip the group's final kill (100 trials)", () =>
