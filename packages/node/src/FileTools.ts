@@ -25,6 +25,7 @@
  *
  * @since 0.1.0
  */
+import type * as Policy from "@tool-runtime/core/Policy"
 import * as Registry from "@tool-runtime/core/Registry"
 import * as ResourceLocks from "@tool-runtime/core/ResourceLocks"
 import * as Tool from "@tool-runtime/core/Tool"
@@ -234,6 +235,16 @@ const guard = (intent: Workspace.Intent, access: "read" | "write") => {
           resolved.set(input, real)
         })
       ),
+    /**
+     * For permission rules (`Read(src/**)`, `Edit(.env)`): the path after
+     * links, as the check resolved it, so a link cannot dress an outside or
+     * a denied file as an allowed one.
+     */
+    subject: (input: PathInput): Policy.Subject => ({
+      _tag: "Path",
+      path: resolved.get(input) ?? input.path,
+      access
+    }),
     resources: (input: PathInput): ReadonlyArray<ResourceLocks.Resource> => {
       const real = resolved.get(input)
       if (real === undefined) return [ResourceLocks.writes(Workspace.resourceKey)]
@@ -558,6 +569,7 @@ export const readFile = (options?: ReadFileOptions) => {
     outputLimit: maxChars + 1_000,
     validate: paths.validate,
     resources: paths.resources,
+    subject: paths.subject,
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
@@ -704,6 +716,7 @@ export const writeFile = (options?: Options) => {
     outputLimit: 2_000,
     validate: paths.validate,
     resources: paths.resources,
+    subject: paths.subject,
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
@@ -826,6 +839,7 @@ export const editFile = (options?: EditFileOptions) => {
       return paths.validate(input)
     },
     resources: paths.resources,
+    subject: paths.subject,
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
@@ -916,6 +930,7 @@ export const listDirectory = (options?: ListOptions) => {
     timeout: options?.timeout ?? "10 seconds",
     validate: paths.validate,
     resources: paths.resources,
+    subject: paths.subject,
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
@@ -1118,6 +1133,7 @@ export const glob = (options?: SearchOptions) => {
       return violation === undefined ? paths.validate(input) : Effect.fail(violation)
     },
     resources: paths.resources,
+    subject: paths.subject,
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
@@ -1324,6 +1340,7 @@ export const grep = (options?: GrepOptions) => {
       return paths.validate(input)
     },
     resources: paths.resources,
+    subject: paths.subject,
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace

@@ -6,6 +6,7 @@ import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Registry from "@tool-runtime/core/Registry"
 import * as ResourceLocks from "@tool-runtime/core/ResourceLocks"
 import * as Tool from "@tool-runtime/core/Tool"
+import * as ToolError from "@tool-runtime/core/ToolError"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
@@ -755,5 +756,63 @@ describe("concurrent edits", () => {
       const results = yield* runtime.runTurn(calls, { concurrency: tokens.length })
       assert.isTrue(results.every((result) => !result.isError), results.map(ToolResult.text).join("\n"))
       assert.strictEqual(yield* file(dirs.ws, "shared.txt"), tokens.map((token) => `${token.toUpperCase()}\n`).join(""))
+    }))
+})
+
+describe("permission subjects", () => {
+  it.scoped("each tool names its path after links, with read or write access, for rules such as Read(.env)", () =>
+    Effect.gen(function*() {
+      const dirs = yield* sandbox
+      yield* put(NodePath.join(dirs.ws, ".env"), "TOKEN=1\n")
+      yield* Effect.promise(() => NFS.symlink(".env", NodePath.join(dirs.ws, "innocent.txt")))
+      const seen: Array<Policy.Subject> = []
+      const envPath = NodePath.join(dirs.ws, ".env")
+      // A policy that records what it is asked about, and denies the real .env.
+      const recording = Layer.succeed(Policy.Policy, {
+        authorize: (request) => {
+          seen.push(request.subject)
+          return request.subject._tag === "Path" && request.subject.path === envPath
+            ? Effect.fail(
+              new ToolError.PermissionDenied({
+                toolName: request.tool.name,
+                reason: "the .env file",
+                decidedBy: "test"
+              })
+            )
+            : Effect.succeed({ _tag: "Allow" as const })
+        }
+      })
+      const store = ArtifactStore.layerMemory()
+      const runtime = yield* ToolRuntime.ToolRuntime.pipe(
+        Effect.provide(
+          ToolRuntime.layer().pipe(
+            Layer.provide(Registry.layer(FileTools.all())),
+            Layer.provide([store, Redactor.layerDefault, recording, Workspace.layer(dirs.ws), NodeFileSystem.layer])
+          )
+        )
+      )
+      const results = yield* runtime.runTurn([
+        call("1", "read_file", { path: "innocent.txt" }),
+        call("2", "edit_file", { path: "innocent.txt", old_string: "1", new_string: "2" }),
+        call("3", "write_file", { path: "sub/new.txt", content: "x" }),
+        call("4", "list_directory", { path: "sub" }),
+        call("5", "glob", { pattern: "*.txt" }),
+        call("6", "grep", { pattern: "alpha", path: "a.txt" })
+      ])
+      assert.deepStrictEqual(results.map((result) => result.error?.code), [
+        "permission_denied",
+        "permission_denied",
+        undefined,
+        undefined,
+        undefined,
+        undefined
+      ])
+      assert.deepStrictEqual(seen.slice(0, 4), [
+        { _tag: "Path", path: envPath, access: "read" },
+        { _tag: "Path", path: envPath, access: "write" },
+        { _tag: "Path", path: NodePath.join(dirs.ws, "sub", "new.txt"), access: "write" },
+        { _tag: "Path", path: NodePath.join(dirs.ws, "sub"), access: "read" }
+      ])
+      assert.strictEqual(yield* file(dirs.ws, ".env"), "TOKEN=1\n")
     }))
 })
