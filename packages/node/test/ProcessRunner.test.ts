@@ -318,7 +318,7 @@ layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) 
         assert.deepStrictEqual(yield* marker.survivors(300 + SCHEDULING_ALLOWANCE), [])
       }))
 
-    it.live("closing the runner right after such a result pays the escapee's SIGKILL at once", () =>
+    it.effect("closing the runner right after such a result pays the escapee's SIGKILL at once", () =>
       Effect.gen(function*() {
         const marker = withMarker()
         const scope = yield* Scope.make()
