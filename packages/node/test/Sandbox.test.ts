@@ -226,10 +226,14 @@ describe("Sandbox", () => {
   })
 
   describe("UNIX sockets", () => {
-    /** A UNIX socket server on the host, outside /tmp (which the sandbox replaces), like /run/docker.sock. */
+    /**
+     * A UNIX socket server on the host, like /run/docker.sock: in /var/tmp,
+     * which every user may write and the sandbox does not replace (as it
+     * does /tmp, where a checkout may well live).
+     */
     const hostSocket = Effect.acquireRelease(
       Effect.async<{ readonly path: string; readonly server: NodeNet.Server }>((resume) => {
-        const directory = NodeFs.mkdtempSync(NodePath.join(packageDir, ".sandbox-socket-"))
+        const directory = NodeFs.mkdtempSync(NodePath.join("/var/tmp", "tool-runtime-socket-"))
         const path = NodePath.join(directory, "host.sock")
         const server = NodeNet.createServer((socket) => {
           socket.end("HOST-SOCKET-MARKER\n")
