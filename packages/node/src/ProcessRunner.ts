@@ -1158,16 +1158,23 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
   })
 
 /**
- * A runner without a sandbox.
+ * A runner that confines its commands with the {@link Sandbox.Sandbox} of
+ * its context when there is one, and runs them unconfined otherwise: a
+ * sandbox provided to this runner is never silently ignored. To make the
+ * sandbox a requirement the compiler checks, use {@link layerSandboxed}.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Service, never, Scope.Scope> = makeWith(undefined)
+export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.flatMap(
+  Effect.serviceOption(Sandbox.Sandbox),
+  (sandbox) => makeWith(Option.getOrUndefined(sandbox))
+)
 
 /**
  * The runner, owning every process it starts: closing the layer kills
- * whatever still runs. Commands run unconfined: see {@link layerSandboxed}.
+ * whatever still runs. Commands are confined by a `Sandbox` provided to
+ * the layer, and run unconfined without one (see {@link layerSandboxed}).
  *
  * @since 0.1.0
  * @category layers

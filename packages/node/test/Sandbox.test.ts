@@ -91,6 +91,24 @@ describe("Sandbox", () => {
       assert.deepStrictEqual(sandbox.status, { backend: "bubblewrap", available: true, problem: undefined })
     }).pipe(Effect.provide(Sandbox.layer({ workspace: scratch }))))
 
+  it.live("the plain runner layer confines too when a sandbox is provided to it: never silently ignored", () =>
+    Effect.gen(function*() {
+      const { home, outside, workspace } = fixture()
+      const result = yield* Effect.flatMap(
+        ProcessRunner.ProcessRunner,
+        (runner) => runner.run(bash(`echo x > ${outside}/plain.txt || echo refused`))
+      ).pipe(
+        Effect.provide(ProcessRunner.layer.pipe(Layer.provide(Sandbox.layer({ workspace, home }))))
+      )
+      assert.strictEqual(result.confinement?.backend, "bubblewrap")
+      assert.include(text(result.stdout), "refused")
+      assert.isFalse(NodeFs.existsSync(NodePath.join(outside, "plain.txt")))
+      const bare = yield* Effect.flatMap(ProcessRunner.ProcessRunner, (runner) => runner.run(bash("true"))).pipe(
+        Effect.provide(ProcessRunner.layer)
+      )
+      assert.isUndefined(bare.confinement)
+    }))
+
   describe("filesystem", () => {
     it.live("writes inside the workspace land; writes outside it fail", () =>
       Effect.gen(function*() {
