@@ -52,8 +52,12 @@ export const make = (
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const directory = NodePath.resolve(options.directory)
+    // Uninterruptible: an interrupted wait would not stop the mkdir itself,
+    // which could then recreate the folder (and its parents) after whoever
+    // interrupted it removed them.
     yield* fs.makeDirectory(directory, { recursive: true, mode: 0o700 }).pipe(
-      Effect.mapError(() => new ArtifactStore.ArtifactError({ reason: "The session folder cannot be created." }))
+      Effect.mapError(() => new ArtifactStore.ArtifactError({ reason: "The session folder cannot be created." })),
+      Effect.uninterruptible
     )
     const sequence = yield* Ref.make(0)
     // Nothing of the call goes into an id: the model sees it and a call id can hold anything.

@@ -324,6 +324,10 @@ export class Sandbox extends Context.Tag("@tool-runtime/node/Sandbox")<Sandbox, 
 const expandHome = (path: string, home: string): string =>
   path === "~" ? home : path.startsWith("~/") ? NodePath.join(home, path.slice(2)) : path
 
+const attemptRemove = (path: string): void => {
+  Either.try(() => NodeFs.rmSync(path, { recursive: true, force: true }))
+}
+
 const realOrUndefined = (path: string): string | undefined =>
   Either.getOrUndefined(Either.try(() => NodeFs.realpathSync(path)))
 
@@ -560,6 +564,16 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
       }),
       (directory) => Effect.sync(() => NodeFs.rmSync(directory, { recursive: true, force: true }))
     )
+    // A program that exits without closing its scopes (a test worker, an
+    // uncaught exit) still leaves no private directories behind.
+    const leftovers = [privateTmp]
+    const removeLeftovers = () => {
+      for (const path of leftovers) attemptRemove(path)
+    }
+    yield* Effect.acquireRelease(
+      Effect.sync(() => process.once("exit", removeLeftovers)),
+      () => Effect.sync(() => process.removeListener("exit", removeLeftovers))
+    )
     // The filter's program, written once; the runner opens it for each command.
     const filter = network._tag === "Allowlist" || config.allowUnixSockets === true ? undefined : unixSocketFilter()
     const filterFile = filter === undefined || !status.available
@@ -582,6 +596,7 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
         }),
         (file) => Effect.sync(() => NodeFs.rmSync(NodePath.dirname(file), { recursive: true, force: true }))
       )
+    if (filterFile !== undefined) leftovers.push(NodePath.dirname(filterFile))
     const proxy = network._tag === "Allowlist" && status.available
       ? yield* Effect.mapError(
         (config.proxy ?? NetworkProxy.starter())({ directory: privateTmp, network }),
