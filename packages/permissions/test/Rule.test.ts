@@ -122,3 +122,28 @@ describe("Rule", () => {
     assert.deepStrictEqual(Either.getOrThrow(Rule.commandPattern(parsed.specifier!)), { words, prefix })
   })
 })
+
+describe("isInside", () => {
+  it("a sibling that shares the root's prefix is outside it", () => {
+    assert.isTrue(Rule.isInside("/home/dev/app", "/home/dev/app"))
+    assert.isTrue(Rule.isInside("/home/dev/app/src/a.ts", "/home/dev/app"))
+    assert.isTrue(Rule.isInside("/home/dev/app/src", "/home/dev/app/"))
+    assert.isFalse(Rule.isInside("/home/dev/app-secrets/.env", "/home/dev/app"))
+    assert.isFalse(Rule.isInside("/home/dev/app2/.git/hooks/pre-commit", "/home/dev/app"))
+    assert.isFalse(Rule.isInside("/home/dev", "/home/dev/app"))
+    assert.isTrue(Rule.isInside("/anything", "/"))
+  })
+
+  const segment = FastCheck.stringMatching(/^[a-z0-9.-]{1,6}$/).filter((s) => s !== "." && s !== "..")
+  it.prop(
+    "inside exactly when the path is the root or continues it at a slash",
+    [FastCheck.array(segment, { minLength: 1, maxLength: 4 }), FastCheck.array(segment, { maxLength: 3 }), segment],
+    ([rootParts, rest, suffix]) => {
+      const root = `/${rootParts.join("/")}`
+      assert.isTrue(Rule.isInside([root, ...rest].join("/"), root))
+      // The last name of the root, continued without a slash, is a sibling.
+      assert.isFalse(Rule.isInside(`${root}${suffix}/x`, root))
+      return true
+    }
+  )
+})
