@@ -1,0 +1,186 @@
+/**
+ * The differential law against a real bash: whenever the engine allows a
+ * command line without asking, every command bash actually starts for it is
+ * one the allow rules cover.
+ *
+ * Lines come from a fast-check grammar of shell constructs (ShellGrammar);
+ * bash runs them in a sandbox where every command on PATH only logs its argv
+ * (BashOracle). `DIFFERENTIAL_LINES` sets how many (default 100,000 under CI,
+ * else 5,000); `DIFFERENTIAL_SEED` pins the second, random, seed.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Crypto from "node:crypto"
+import type * as Approver from "../src/Approver.js"
+import * as ApproverTag from "../src/Approver.js"
+import * as Engine from "../src/Engine.js"
+import type * as Mode from "../src/Mode.js"
+import type * as PermissionAudit from "../src/PermissionAudit.js"
+import * as Rule from "../src/Rule.js"
+import * as BashOracle from "./differential/BashOracle.js"
+import * as ShellGrammar from "./differential/ShellGrammar.js"
+import { bash, workspaceRoot } from "./SampleTools.js"
+
+const allow = [
+  "Bash(ls:*)",
+  "Bash(git status)",
+  "Bash(npm test:*)",
+  "Bash(printf:*)",
+  "Bash(test:*)",
+  "Bash(echo:*)",
+  "Bash(cat:*)",
+  "Bash(find:*)",
+  "Bash(grep:*)",
+  "Bash(watch:*)",
+  "Bash(tee:*)",
+  "Bash(make)"
+]
+const deny = ["Bash(rm:*)", "Bash(curl:*)"]
+
+const patternsOf = (rules: ReadonlyArray<string>): ReadonlyArray<Rule.CommandPattern> =>
+  rules.map((text) => {
+    const rule = Either.getOrThrow(Rule.parse(text))
+    return Either.getOrThrow(Rule.commandPattern(rule.specifier!))
+  })
+const allowPatterns = patternsOf(allow)
+const denyPatterns = patternsOf(deny)
+
+const covered = (patterns: ReadonlyArray<Rule.CommandPattern>, argv: ReadonlyArray<string>) =>
+  patterns.some((pattern) => Rule.matchesCommand(pattern, argv))
+
+/** A deny rule names the command whether bash found it on PATH or was given its path. */
+const denied = (argv: ReadonlyArray<string>) =>
+  covered(denyPatterns, argv) || covered(denyPatterns, [argv[0]!.replace(/^.*\//, ""), ...argv.slice(1)])
+
+const lineCount = Number(process.env.DIFFERENTIAL_LINES ?? (process.env.CI ? 100_000 : 5_000))
+const fixedSeed = 20_250_601
+const randomSeed = process.env.DIFFERENTIAL_SEED !== undefined
+  ? Number(process.env.DIFFERENTIAL_SEED)
+  : Crypto.randomInt(2 ** 31 - 1)
+// Bash, not the engine, is the slow side: about 5 ms a line a core here.
+const timeout = Math.max(600_000, lineCount * 12)
+
+const lines: ReadonlyArray<string> = [
+  ...ShellGrammar.sample(Math.ceil(lineCount / 2), fixedSeed),
+  ...ShellGrammar.sample(Math.floor(lineCount / 2), randomSeed).slice(ShellGrammar.knownEvasions.length),
+  ...ShellGrammar.knownEvasions
+].slice(0, lineCount)
+
+const unavailable = await BashOracle.unavailable()
+if (unavailable !== undefined) console.warn(`differential test skipped: ${unavailable}`)
+
+let oracle: Promise<{ readonly results: ReadonlyArray<BashOracle.LineResult>; readonly seconds: number }> | undefined
+const oracleResults = () => {
+  if (oracle === undefined) {
+    const start = performance.now()
+    oracle = BashOracle.runPromise(lines, { parallel: 2 }).then((results) => ({
+      results,
+      seconds: (performance.now() - start) / 1000
+    }))
+  }
+  return oracle
+}
+
+/** Whether the engine allows each line without asking anyone. */
+const engineAllows = (mode: Mode.Mode) =>
+  Effect.gen(function*() {
+    let asked = 0
+    const seen: { last: PermissionAudit.Decision | undefined } = { last: undefined }
+    const approver: Approver.Service = {
+      ask: () => {
+        asked++
+        return Effect.succeed(ApproverTag.deny("the differential test never approves"))
+      }
+    }
+    const engine = yield* Engine.make({
+      workspaceRoot,
+      mode,
+      allow,
+      deny,
+      onDecision: (decision) =>
+        Effect.sync(() => {
+          seen.last = decision
+        })
+    }).pipe(
+      Effect.provideService(ApproverTag.Approver, approver),
+      Effect.provideService(Redactor.Redactor, Redactor.make())
+    )
+    const verdicts: Array<"allow" | "deny" | "ask"> = []
+    for (let i = 0; i < lines.length; i++) {
+      const command = lines[i]!
+      const before = asked
+      seen.last = undefined
+      const exit = yield* Effect.exit(engine.authorize({
+        callId: `differential_${i}`,
+        tool: bash,
+        input: { command },
+        subject: { _tag: "Command", command }
+      }))
+      verdicts.push(
+        asked > before
+          ? "ask"
+          : Exit.isSuccess(exit) && (seen.last as PermissionAudit.Decision | undefined)?.outcome !== "deny"
+          ? "allow"
+          : "deny"
+      )
+    }
+    return verdicts
+  })
+
+const show = (line: string, execs: ReadonlyArray<BashOracle.Exec>) =>
+  `${JSON.stringify(line)} started ${JSON.stringify(execs.filter((e) => !e.transparent).map((e) => e.argv))}`
+
+describe("Differential against bash", () => {
+  for (const mode of ["default", "dontAsk"] as const) {
+    it.effect.skipIf(unavailable !== undefined)(
+      `in ${mode} mode, every command bash starts for an allowed line is covered by an allow rule`,
+      () =>
+        Effect.gen(function*() {
+          const start = performance.now()
+          const verdicts = yield* engineAllows(mode)
+          const engineSeconds = (performance.now() - start) / 1000
+          const { results, seconds: oracleSeconds } = yield* Effect.promise(oracleResults)
+          assert.strictEqual(results.length, lines.length)
+          const wrong: Array<string> = []
+          const missed: Array<string> = []
+          let allowed = 0
+          let unjudged = 0
+          for (let i = 0; i < lines.length; i++) {
+            const { execs, line, status } = results[i]!
+            if (verdicts[i] === "allow") {
+              allowed++
+              if (status === undefined) unjudged++
+              if (execs.some((exec) => !exec.transparent && !covered(allowPatterns, exec.argv))) {
+                wrong.push(show(line, execs))
+              }
+            }
+            if (verdicts[i] !== "deny" && execs.some((exec) => !exec.transparent && denied(exec.argv))) {
+              missed.push(show(line, execs))
+            }
+          }
+          const seconds = (performance.now() - start) / 1000
+          console.log(
+            `differential: mode=${mode} lines=${lines.length} allowed=${allowed} (${
+              (100 * allowed / lines.length).toFixed(1)
+            }%) wrongAllows=${wrong.length} missedDenies=${missed.length} unjudged=${unjudged} seconds=${
+              seconds.toFixed(1)
+            } (engine ${engineSeconds.toFixed(1)}, bash ${oracleSeconds.toFixed(1)}) seeds=${fixedSeed},${randomSeed}`
+          )
+          if (missed.length > 0) console.log(`missed denies (first 20):\n${missed.slice(0, 20).join("\n")}`)
+          assert.isAbove(allowed, lines.length / 10, "too few allowed lines: the law would prove nothing")
+          assert.strictEqual(unjudged, 0, "some allowed lines never ran in bash")
+          assert.deepStrictEqual(
+            wrong.slice(0, 20),
+            [],
+            `${wrong.length} wrong allows (seeds ${fixedSeed} and ${randomSeed}; DIFFERENTIAL_SEED=${randomSeed} repeats the run); the first 20:\n${
+              wrong.slice(0, 20).join("\n")
+            }`
+          )
+        }),
+      timeout
+    )
+  }
+})
