@@ -41,6 +41,7 @@
  *
  * @since 0.1.0
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as CallTrace from "@tool-runtime/core/CallTrace"
 import * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
@@ -53,15 +54,19 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Approver from "./Approver.js"
+import * as CommandLine from "./CommandLine.js"
+import * as CommandRisk from "./CommandRisk.js"
 import * as Mode from "./Mode.js"
+import * as PathRule from "./PathRule.js"
 import * as PermissionAudit from "./PermissionAudit.js"
 import * as PermissionHooks from "./PermissionHooks.js"
+import * as ReadOnlyCommands from "./ReadOnlyCommands.js"
 import * as Rule from "./Rule.js"
 import * as SandboxRules from "./SandboxRules.js"
 import type * as Settings from "./Settings.js"
-import * as ShellCommand from "./ShellCommand.js"
 
 /**
  * @since 0.1.0
@@ -156,17 +161,48 @@ interface Compiled {
   readonly rule: Rule.Rule
   readonly text: string
   readonly command: Either.Either<Rule.CommandPattern, string> | undefined
-  readonly path: Either.Either<RegExp, string> | undefined
+  readonly path: Either.Either<PathRule.PathPattern, string> | undefined
   readonly domain: Either.Either<(host: string) => boolean, string> | undefined
+  /** A further check on a command's words (the simple form of a read-only command). */
+  readonly guard?: ((words: ReadonlyArray<string>) => boolean) | undefined
 }
 
-const compile = (rule: Rule.Rule, location: Rule.Location): Either.Either<Compiled, Rule.InvalidRule> => {
+type List = "allow" | "ask" | "deny"
+
+/**
+ * Where a relative path rule applies, as documented: a bare name (`.env`,
+ * `*.env`) at any depth; one directory with everything in it (`secrets/**`)
+ * at any depth for deny and ask rules, where a wider match protects more,
+ * and only in the current directory for allow rules; any other relative
+ * shape (`src/components/**`) at the current directory.
+ */
+const anchorPath = (specifier: string, list: List): string => {
+  if (/^(?:\/|~|\.\/|\.\.\/|\*\*\/)/.test(specifier) || !specifier.replace(/\/+$/, "").includes("/")) return specifier
+  const oneDirectory = /^[^/]+\/(?:\*\*)?$/.test(specifier)
+  return oneDirectory && list !== "allow" ? specifier : `./${specifier}`
+}
+
+const compile = (rule: Rule.Rule, location: Rule.Location, list: List): Either.Either<Compiled, Rule.InvalidRule> => {
   const text = Rule.print(rule)
   const specifier = rule.specifier
+  // A wildcard tool name that could cover tools nobody has seen yet may restrict,
+  // never grant: the documented allow form stops at a server (mcp__server__*).
+  if (list === "allow" && rule.tool.includes("*") && !/^mcp__[^*_]+(?:_[^*_]+)*__/.test(rule.tool)) {
+    return Either.left(
+      new Rule.InvalidRule({
+        rule: text,
+        reason: "an allow rule may use a wildcard only after an MCP server's name (mcp__server__*)"
+      })
+    )
+  }
   if (specifier === undefined) {
     return Either.right({ rule, text, command: undefined, path: undefined, domain: undefined })
   }
-  const path = Rule.pathPattern(specifier, location)
+  // An allow rule's `src/**` means the current directory's src; a deny or ask
+  // rule's matches at any depth, as the documentation has it. A bare name
+  // without a slash (`.env`) matches at any depth in both.
+  const anchored = anchorPath(specifier.trim(), list)
+  const path = Rule.pathPattern(anchored, location)
   // Rules meant for paths must resolve now: a deny rule that silently never
   // matched would be worse than a settings error.
   if (Rule.pathRuleNames.has(rule.tool) && Either.isLeft(path)) {
@@ -183,11 +219,15 @@ const compile = (rule: Rule.Rule, location: Rule.Location): Either.Either<Compil
 
 const compileAll = (
   rules: ReadonlyArray<string | Rule.Rule> | undefined,
-  location: Rule.Location
+  location: Rule.Location,
+  list: List
 ): Either.Either<ReadonlyArray<Compiled>, Rule.InvalidRule> =>
   Either.all(
     (rules ?? []).map((rule) =>
-      Either.flatMap(typeof rule === "string" ? Rule.parse(rule) : Either.right(rule), (r) => compile(r, location))
+      Either.flatMap(
+        typeof rule === "string" ? Rule.parse(rule) : Either.right(rule),
+        (r) => compile(r, location, list)
+      )
     )
   )
 
@@ -200,18 +240,20 @@ type Target =
   | {
     readonly _tag: "Command"
     readonly command: string
-    readonly parsed: ShellCommand.Parsed
+    readonly analysis: CommandLine.Analysis
     readonly sandbox: SandboxRules.Placement
   }
   | {
     readonly _tag: "Path"
     readonly path: string
+    /** The path as written and after resolving symbolic links: deny rules match either, allow rules must match both. */
+    readonly paths: ReadonlyArray<string>
     readonly access: "read" | "write"
     readonly inside: boolean
   }
   | { readonly _tag: "Url"; readonly url: string; readonly host: string | undefined }
 
-const analyse = (subject: Policy.Subject, location: Rule.Location): Target => {
+const analyse = (subject: Policy.Subject, location: Rule.Location, commandLine: CommandLine.Service): Target => {
   switch (subject._tag) {
     case "None":
       return subject
@@ -219,12 +261,18 @@ const analyse = (subject: Policy.Subject, location: Rule.Location): Target => {
       return {
         _tag: "Command",
         command: subject.command,
-        parsed: ShellCommand.parse(subject.command),
+        analysis: commandLine.analyse(subject.command),
         sandbox: subject.sandbox
       }
     case "Path": {
       const path = Rule.resolve(subject.path, location)
-      return { _tag: "Path", path, access: subject.access, inside: Rule.isInside(path, location.workspaceRoot) }
+      return {
+        _tag: "Path",
+        path,
+        paths: [path],
+        access: subject.access,
+        inside: Rule.isInside(path, location.workspaceRoot)
+      }
     }
     case "Url":
       return { _tag: "Url", url: subject.url, host: Rule.hostOf(subject.url) }
@@ -235,7 +283,8 @@ const factsOf = (tool: Tool.Any, target: Target): Mode.Facts => ({
   readOnly: tool.readOnly,
   risk: tool.risk,
   edit: target._tag === "Path" && target.access === "write" ? (target.inside ? "inside" : "outside") : undefined,
-  readsOutside: target._tag === "Path" && target.access === "read" && !target.inside
+  readsOutside: target._tag === "Path" && target.access === "read" && !target.inside,
+  command: target._tag === "Command"
 })
 
 interface Match {
@@ -256,22 +305,26 @@ const restrictiveMatch = (rule: Compiled, target: Target): Match | undefined => 
     case "Command": {
       const pattern = rule.command
       if (pattern === undefined || Either.isLeft(pattern)) return { rule: rule.text, detail: undefined }
-      for (const part of target.parsed.parts) {
-        for (const words of ShellCommand.views(part)) {
-          if (Rule.matchesCommand(pattern.right, words)) {
-            return {
-              rule: rule.text,
-              detail: target.parsed.parts.length > 1 ? `it matches the command ${part.text}` : undefined
-            }
+      // Every reading counts: a deny rule that could match what bash runs denies.
+      const readings = target.analysis.readings
+      for (const words of readings) {
+        if (Rule.matchesCommand(pattern.right, words)) {
+          return {
+            rule: rule.text,
+            detail: readings.length > 1 ? `it matches the command ${CommandLine.print(words)}` : undefined
           }
         }
       }
       return undefined
     }
-    case "Path":
-      return rule.path === undefined || Either.isLeft(rule.path) || rule.path.right.test(target.path)
-        ? { rule: rule.text, detail: undefined }
-        : undefined
+    case "Path": {
+      if (rule.path === undefined || Either.isLeft(rule.path)) return { rule: rule.text, detail: undefined }
+      const pattern = rule.path.right
+      const hit = target.paths.find((path) => pattern.test(path))
+      return hit === undefined
+        ? undefined
+        : { rule: rule.text, detail: hit === target.path ? undefined : `the path leads to ${hit}` }
+    }
     case "Url":
       return target.host === undefined || rule.domain === undefined || Either.isLeft(rule.domain) ||
           rule.domain.right(target.host)
@@ -289,9 +342,11 @@ const allowingRule = (rules: ReadonlyArray<Compiled>, target: Target, words?: Re
         return false
       case "Command":
         return rule.command !== undefined && Either.isRight(rule.command) && words !== undefined &&
-          Rule.matchesCommand(rule.command.right, words)
-      case "Path":
-        return rule.path !== undefined && Either.isRight(rule.path) && rule.path.right.test(target.path)
+          Rule.matchesCommand(rule.command.right, words) && rule.guard?.(words) !== false
+      case "Path": {
+        const pattern = rule.path !== undefined && Either.isRight(rule.path) ? rule.path.right : undefined
+        return pattern !== undefined && target.paths.every((path) => pattern.test(path))
+      }
       case "Url":
         return target.host !== undefined && rule.domain !== undefined && Either.isRight(rule.domain) &&
           rule.domain.right(target.host)
@@ -300,10 +355,17 @@ const allowingRule = (rules: ReadonlyArray<Compiled>, target: Target, words?: Re
 
 /**
  * Allow rules: the call is allowed only when the engine is sure. A command
- * line is allowed when it parsed with certainty and every command in it is
- * allowed by some rule. Returns the rules that allowed it.
+ * line is allowed when it is provably simple and every command in it (and
+ * every command its wrappers run) is allowed by some rule, names no path
+ * outside the workspace, and could not destroy anything. Returns the rules
+ * that allowed it.
  */
-const allowMatch = (rules: ReadonlyArray<Compiled>, target: Target): ReadonlyArray<string> | undefined => {
+const allowMatch = (
+  rules: ReadonlyArray<Compiled>,
+  target: Target,
+  location: Rule.Location,
+  writable: (path: string) => boolean = () => false
+): ReadonlyArray<string> | undefined => {
   if (rules.length === 0) return undefined
   const whole = rules.find((rule) => rule.rule.specifier === undefined)
   if (whole !== undefined) return [whole.text]
@@ -311,14 +373,138 @@ const allowMatch = (rules: ReadonlyArray<Compiled>, target: Target): ReadonlyArr
     const rule = allowingRule(rules, target)
     return rule === undefined ? undefined : [rule.text]
   }
-  if (!ShellCommand.isCertain(target.parsed) || target.parsed.parts.length === 0) return undefined
+  const analysis = target.analysis
+  if (!analysis.simple || analysis.commands.length === 0 || analysis.doubts.length > 0) return undefined
   const used = new Set<string>()
-  for (const part of target.parsed.parts) {
-    const rule = allowingRule(rules, target, part.words)
-    if (rule === undefined) return undefined
-    used.add(rule.text)
+  // Every directory a later command could run in: `cd a || cat ../x` runs cat in
+  // either, so a path must be inside the workspace from each.
+  const cwds = [Rule.normalize(location.workspaceRoot)]
+  const inside = (words: ReadonlyArray<string>) =>
+    cwds.every((cwd) => CommandRisk.pathsOutside(words, { ...location, cwd }).length === 0)
+  const covered = (line: CommandLine.Analysis): boolean =>
+    line.doubts.length === 0 && line.commands.every((command) => {
+      const name = command.words[0] ?? ""
+      if (name === "git" && cwds.length > 1) return false
+      if (!inside(command.words) || !command.covers.every(inside) || !inside(["<", ...command.reads])) return false
+      for (const path of command.writes) {
+        if (path === "/dev/null") continue
+        if (!cwds.every((cwd) => writable(Rule.resolve(path, { ...location, workspaceRoot: cwd })))) return false
+      }
+      // An exact rule names this invocation whole: what its words do is what the person allowed.
+      const exact = rules.find((rule) =>
+        rule.guard === undefined && rule.command !== undefined && Either.isRight(rule.command) &&
+        rule.command.right.exact !== undefined && Rule.matchesCommand(rule.command.right, command.words)
+      )
+      if (exact !== undefined) used.add(exact.text)
+      else {
+        if (command.doubts.length > 0) return false
+        if (command.globs && !CommandRisk.takesGlobs(command.covers)) return false
+        for (const words of command.covers) {
+          const rule = allowingRule(rules, target, words)
+          if (rule === undefined) return false
+          used.add(rule.text)
+        }
+        if (!command.scripts.every(covered)) return false
+      }
+      if (name === "cd" || name === "pushd" || name === "popd") {
+        const to = command.words.length === 2 ? command.words[1]! : undefined
+        // `cd`, `cd -`, `cd ~x`, `popd`: somewhere the line does not say; nothing relative is inside from there.
+        if (to === undefined || to === "-" || to.startsWith("~") || name === "popd") cwds.push("/")
+        else for (const cwd of [...cwds]) cwds.push(Rule.resolve(to, { ...location, workspaceRoot: cwd }))
+      }
+      return true
+    })
+  return covered(analysis) ? [...used] : undefined
+}
+
+/** Directories and files that hold a repository's machinery, or settings that run code. */
+const protectedDirectories = new Set([
+  ".git",
+  ".claude",
+  ".vscode",
+  ".idea",
+  ".husky",
+  ".cargo",
+  ".devcontainer",
+  ".yarn",
+  ".mvn",
+  ".tool-runtime"
+])
+const protectedFiles = new Set([
+  ".gitconfig",
+  ".gitmodules",
+  ".gitattributes",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".profile",
+  ".envrc",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pnp.cjs",
+  "bunfig.toml",
+  ".bazelrc",
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  ".lefthook.yml",
+  "gradle-wrapper.properties",
+  "maven-wrapper.properties",
+  ".devcontainer.json",
+  ".ripgreprc",
+  "pyrightconfig.json",
+  ".mcp.json",
+  ".claude.json"
+])
+
+/** The protected directory or file a path lands in, if any. */
+const protectedIn = (path: string, location: Rule.Location): string | undefined => {
+  const root = Rule.normalize(location.workspaceRoot)
+  const relative = Rule.isInside(path, root) ? path.slice(root.length) : path
+  const segments = relative.split("/").filter((segment) => segment !== "")
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!
+    // `.claude/worktrees` is where agents keep their checkouts, not settings.
+    if (segment === ".claude" && segments[i + 1] === "worktrees") return undefined
+    if (protectedDirectories.has(segment) && i < segments.length - 1) return segment
+    if (segment === ".config" && segments[i + 1] === "git") return ".config/git"
+    if (protectedDirectories.has(segment) || protectedFiles.has(segment)) return segment
   }
-  return [...used]
+  return undefined
+}
+
+/** The protected place a write lands in, if any. */
+const protectedPath = (target: Target, location: Rule.Location): string | undefined => {
+  if (target._tag === "Path") {
+    if (target.access !== "write") return undefined
+    for (const path of target.paths) {
+      const hit = protectedIn(path, location)
+      if (hit !== undefined) return hit
+    }
+    return undefined
+  }
+  if (target._tag === "Command") {
+    for (const path of target.analysis.writes) {
+      const hit = protectedIn(Rule.resolve(path, location), location)
+      if (hit !== undefined) return hit
+    }
+  }
+  return undefined
+}
+
+/** Why a command line must reach a person whatever rules and modes allow: it could destroy the machine. */
+const destructionOf = (target: Target, location: Rule.Location): string | undefined => {
+  if (target._tag !== "Command") return undefined
+  for (const words of target.analysis.readings) {
+    const why = CommandRisk.destructive(words, location)
+    if (why !== undefined) return `${why} (${CommandLine.print(words)})`
+  }
+  return CommandRisk.destructiveLine(target.command, target.analysis.readings)
 }
 
 /**
@@ -347,14 +533,21 @@ const suggest = (
     case "Url":
       return target.host === undefined ? [] : exact(`domain:${target.host}`)
     case "Command": {
-      const parsed = target.parsed
-      if (!ShellCommand.isCertain(parsed) || parsed.parts.some((part) => part.substitutes)) return []
+      const analysis = target.analysis
+      // Nothing is offered for a line that a rule could not allow next time either.
+      if (!CommandLine.isCertain(analysis) || analysis.commands.some((c) => c.scripts.length > 0)) return []
       const rules = new Set<string>()
-      for (const part of parsed.parts) {
-        if (allowingRule(allowed, target, part.words) !== undefined) continue
-        const rule = exact(part.text)
-        if (rule.length === 0) return []
-        rules.add(rule[0]!)
+      for (const command of analysis.commands) {
+        // A rule for the command would not cover where it writes or reads next time either.
+        if (CommandRisk.pathsOutside(command.words, location).length > 0) return []
+        if (command.writes.some((path) => path !== "/dev/null") || command.globs) return []
+        if (command.words[0] === "cd") return []
+        for (const words of command.covers) {
+          if (allowingRule(allowed, target, words) !== undefined) continue
+          const rule = exact(CommandLine.print(words))
+          if (rule.length === 0) return []
+          rules.add(rule[0]!)
+        }
       }
       return [...rules]
     }
@@ -392,20 +585,52 @@ const maxInputChars = 2_000
  */
 export const make = (
   config: Config
-): Effect.Effect<Service, Rule.InvalidRule, Redactor.Redactor | Approver.Approver> =>
+): Effect.Effect<Service, Rule.InvalidRule | CommandLine.ParserUnavailable, Redactor.Redactor | Approver.Approver> =>
   Effect.gen(function*() {
     const redactor = yield* Redactor.Redactor
     const approver = yield* Approver.Approver
+    const commandLine = yield* CommandLine.make
     const location: Rule.Location = {
       workspaceRoot: Rule.normalize(config.workspaceRoot),
       homeDirectory: config.homeDirectory
     }
-    const denyRules = yield* compileAll(config.deny, location)
-    const askRules = yield* compileAll(config.ask, location)
-    const allowRules = yield* compileAll(config.allow, location)
+    const denyRules = yield* compileAll(config.deny, location, "deny")
+    const askRules = yield* compileAll(config.ask, location, "ask")
+    const allowRules = yield* compileAll(config.allow, location, "allow")
+    const readOnlyRules = (yield* compileAll(ReadOnlyCommands.rules, location, "allow")).map((rule) => ({
+      ...rule,
+      guard: ReadOnlyCommands.simpleForm
+    }))
+    const fileSystem = yield* Effect.serviceOption(FileSystem.FileSystem)
+    // Symbolic links are followed where a file system is at hand; the node
+    // file tools report real paths already.
+    const withLinks = (target: Target): Effect.Effect<Target> =>
+      target._tag !== "Path" || Option.isNone(fileSystem)
+        ? Effect.succeed(target)
+        : Effect.map(
+          PathRule.candidates(target.path).pipe(Effect.provideService(FileSystem.FileSystem, fileSystem.value)),
+          (paths) => ({
+            ...target,
+            paths: paths.length === 0 ? [target.path] : paths,
+            inside: paths.every((path) => Rule.isInside(path, location.workspaceRoot))
+          })
+        )
     const aliases = new Map(
       Object.entries({ ...defaultTools, ...config.tools }).map(([name, tools]) => [name, new Set(tools)])
     )
+    const readDenies = denyRules.filter((rule) => rule.rule.tool === "Read" && rule.rule.specifier !== undefined)
+    const pathDenies = denyRules.filter((rule) =>
+      Rule.pathRuleNames.has(rule.rule.tool) && rule.rule.specifier !== undefined
+    )
+    const editAllows = allowRules.filter((rule) =>
+      (rule.rule.tool === "Edit" || rule.rule.tool === "Write") && rule.path !== undefined && Either.isRight(rule.path)
+    )
+    const acceptEditsRules = (yield* compileAll(CommandRisk.fileCommandRules, location, "allow")).map((rule) => ({
+      ...rule,
+      guard: (words: ReadonlyArray<string>) =>
+        CommandRisk.fileCommandForm(words) &&
+        words.slice(1).every((word) => protectedIn(Rule.resolve(word, location), location) === undefined)
+    }))
     const hooks = config.hooks ?? []
     const modeRef = yield* Ref.make<Mode.Mode>(config.mode ?? "default")
     const session = yield* Ref.make<ReadonlyArray<Compiled>>([])
@@ -562,14 +787,38 @@ export const make = (
           )
         }
 
-        const target = analyse(before.subject, location)
+        const target = yield* withLinks(analyse(before.subject, location, commandLine))
+        // Where a redirection may write without a question: an Edit allow rule covers it,
+        // or acceptEdits covers edits inside the workspace; never a protected place.
+        const writable = (path: string) =>
+          protectedIn(path, location) === undefined &&
+          ((mode === "acceptEdits" && Rule.isInside(path, location.workspaceRoot)) ||
+            (Rule.isInside(path, location.workspaceRoot) &&
+              editAllows.some((rule) => Either.isRight(rule.path!) && rule.path.right.test(path))))
         const facts = factsOf(tool, target)
         const placement = target._tag === "Command" ? target.sandbox : undefined
         const unconfined = placement === "unconfined"
         const checkDeny = (t: Target) => {
-          for (const rule of forTool(denyRules, tool.name)) {
+          // A Read deny keeps the path from the tools that write it too.
+          const denying = t._tag === "Path" && t.access === "write"
+            ? [
+              ...forTool(denyRules, tool.name),
+              ...readDenies.filter((rule) => !Rule.namesTool(rule.rule, tool.name, aliases))
+            ]
+            : forTool(denyRules, tool.name)
+          for (const rule of denying) {
             const match = restrictiveMatch(rule, t)
             if (match !== undefined) return match
+          }
+          // A redirection writes a file: the path deny rules see it as the file tools' write.
+          if (t._tag === "Command") {
+            for (const path of t.analysis.writes) {
+              const absolute = Rule.resolve(path, location)
+              const rule = pathDenies.find((r) =>
+                r.path !== undefined && Either.isRight(r.path) && r.path.right.test(absolute)
+              )
+              if (rule !== undefined) return { rule: rule.text, detail: `it writes ${path}` }
+            }
           }
           return undefined
         }
@@ -597,10 +846,13 @@ export const make = (
           )
         }
 
-        const askPerson = (why: string, offer: boolean) =>
+        /** `required`: the mode may deny the question but never answer it with an allow. */
+        const askPerson = (why: string, offer: boolean, required = false) =>
           Effect.gen(function*() {
             if (unconfined) sandboxRule = "unsandboxed-always-asks"
-            const answer = SandboxRules.onAsk(mode, facts, placement)
+            const answer = required && !unconfined
+              ? Mode.onRequiredAsk(mode, facts, why)
+              : SandboxRules.onAsk(mode, facts, placement)
             if (answer._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, answer.reason, target)
             if (answer._tag === "Deny") {
               return yield* denied({ _tag: "Mode", mode }, answer.reason, { input: before.input, target })
@@ -608,7 +860,7 @@ export const make = (
             return yield* asking.withPermits(1)(Effect.gen(function*() {
               if (offer) {
                 // Another call's "always allow" may have covered this one while it waited.
-                const rules = allowMatch(forTool(yield* Ref.get(session), tool.name), target)
+                const rules = allowMatch(forTool(yield* Ref.get(session), tool.name), target, location, writable)
                 if (rules !== undefined) {
                   return yield* allowed(
                     { _tag: "Rule", list: "session", rules },
@@ -661,7 +913,7 @@ export const make = (
                   )
                 case "AllowAlways": {
                   // Exactly the displayed rules: nothing the person did not see.
-                  const stored = yield* compileAll(rules, location).pipe(Effect.orDie)
+                  const stored = yield* compileAll(rules, location, "allow").pipe(Effect.orDie)
                   yield* Ref.update(session, (current) => {
                     const known = new Set(current.map((rule) => rule.text))
                     return [...current, ...stored.filter((rule) => !known.has(rule.text))]
@@ -683,7 +935,9 @@ export const make = (
                   // A changed input is checked against the deny rules again:
                   // deny wins over the person too. One that does not decode is
                   // rejected by the runtime's validation before it runs.
-                  const changed = Either.isRight(decoded) ? analyse(tool.subject(decoded.right), location) : undefined
+                  const changed = Either.isRight(decoded)
+                    ? yield* withLinks(analyse(tool.subject(decoded.right), location, commandLine))
+                    : undefined
                   const match = changed === undefined ? undefined : checkDeny(changed)
                   if (match !== undefined) {
                     return yield* denied(
@@ -715,13 +969,9 @@ export const make = (
 
         // A command leaving the sandbox: nothing below may allow it without a question.
         const sandboxNote = unconfined ? `; ${SandboxRules.unconfinedReason}` : ""
-        if (hook._tag === "Allow") {
-          if (!unconfined) return yield* allowed({ _tag: "Hook", hook: hook.hook }, hook.reason, target)
-          trail.push(`hook ${hook.hook} allows it`)
-          return yield* askPerson(SandboxRules.unconfinedReason, false)
-        }
 
-        // 4. Ask rules, and hooks that want a person to decide.
+        // 4. Ask rules, and hooks that want a person to decide. They come before
+        // every allow (a hook's, a mode's, a rule's): in bypassPermissions too.
         for (const rule of forTool(askRules, tool.name)) {
           const match = restrictiveMatch(rule, target)
           if (match !== undefined) {
@@ -730,40 +980,113 @@ export const make = (
               `the ask rule ${match.rule} matches${
                 match.detail === undefined ? "" : ` (${match.detail})`
               }${sandboxNote}`,
-              false
+              false,
+              true
             )
           }
         }
         if (hook._tag === "Ask") {
           trail.push(`hook ${hook.hook}`)
-          return yield* askPerson(`the ${hook.hook} hook asks: ${hook.reason}${sandboxNote}`, false)
+          return yield* askPerson(`the ${hook.hook} hook asks: ${hook.reason}${sandboxNote}`, false, true)
         }
 
-        // 5. The mode.
+        // 5. A command that could destroy the machine, the home directory or the
+        // workspace reaches a person in every mode, whatever allows it.
+        const destruction = destructionOf(target, location)
+        if (destruction !== undefined) {
+          trail.push(`destructive: ${destruction}`)
+          return yield* askPerson(`${destruction}, and such a command always needs a person's approval`, false, true)
+        }
+
+        // 6. A hook's allow.
+        if (hook._tag === "Allow") {
+          if (!unconfined) return yield* allowed({ _tag: "Hook", hook: hook.hook }, hook.reason, target)
+          trail.push(`hook ${hook.hook} allows it`)
+          return yield* askPerson(SandboxRules.unconfinedReason, false)
+        }
+
+        // 7. A fetch sends what it asks for off the machine: only a domain rule lets
+        // it run without a question, in every mode.
+        if (target._tag === "Url") {
+          const byDomain = allowMatch(forTool(allowRules, tool.name), target, location, writable) ??
+            allowMatch(forTool(yield* Ref.get(session), tool.name), target, location, writable)
+          if (byDomain !== undefined) {
+            return yield* allowed({ _tag: "Rule", list: "allow", rules: byDomain }, "an allow rule matches", target)
+          }
+          if (Mode.decide(mode, facts)._tag === "Deny") {
+            return yield* denied({ _tag: "Mode", mode }, Mode.decide(mode, facts).reason, {
+              input: before.input,
+              target
+            })
+          }
+          trail.push("no domain rule allows the URL")
+          return yield* askPerson(
+            target.host === undefined ? "the URL has no host" : `no allow rule covers the domain ${target.host}`,
+            true
+          )
+        }
+
+        // 8. Writes to the directories that hold a repository's machinery and the
+        // editors' and agents' settings are asked about: no allow rule and no
+        // mode but bypassPermissions pre-approves them.
+        const guarded = protectedPath(target, location)
+        if (guarded !== undefined && mode !== "bypassPermissions") {
+          trail.push(`protected path ${guarded}`)
+          return yield* askPerson(`it writes inside ${guarded}, which always needs a person's approval`, false, true)
+        }
+
+        // 9. The mode.
         const step = Mode.decide(mode, facts)
         if (step._tag === "Deny") {
           return yield* denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
         }
         if (unconfined) {
           trail.push(`mode ${mode}: ${step.reason}`)
-          const byRule = allowMatch(forTool(allowRules, tool.name), target)
+          const byRule = allowMatch(forTool(allowRules, tool.name), target, location, writable)
           if (byRule !== undefined) trail.push(`allow rule ${byRule.join(", ")} matches`)
           return yield* askPerson(SandboxRules.unconfinedReason, false)
         }
         if (step._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, step.reason, target)
 
         // 6. Allow rules, then those stored this session.
-        const byRule = allowMatch(forTool(allowRules, tool.name), target)
+        const byRule = allowMatch(forTool(allowRules, tool.name), target, location, writable)
         if (byRule !== undefined) {
           return yield* allowed({ _tag: "Rule", list: "allow", rules: byRule }, "an allow rule matches", target)
         }
-        const bySession = allowMatch(forTool(yield* Ref.get(session), tool.name), target)
+        const withBuiltins = allowMatch(
+          forTool([...allowRules, ...(yield* Ref.get(session)), ...readOnlyRules], tool.name),
+          target,
+          location,
+          writable
+        )
+        if (withBuiltins !== undefined) {
+          const builtin = withBuiltins.every((rule) => ReadOnlyCommands.texts.has(rule))
+          return yield* allowed(
+            { _tag: "Rule", list: builtin ? "builtin" : "allow", rules: withBuiltins },
+            builtin ? ReadOnlyCommands.reason : "allow rules and read-only commands cover it",
+            target
+          )
+        }
+        const bySession = allowMatch(forTool(yield* Ref.get(session), tool.name), target, location, writable)
         if (bySession !== undefined) {
           return yield* allowed(
             { _tag: "Rule", list: "session", rules: bySession },
             "allowed for the session by the person",
             target
           )
+        }
+
+        // acceptEdits runs the everyday file commands too, on paths inside the workspace.
+        if (mode === "acceptEdits" && target._tag === "Command") {
+          const byEdits = allowMatch(
+            forTool([...allowRules, ...readOnlyRules, ...acceptEditsRules], tool.name),
+            target,
+            location,
+            writable
+          )
+          if (byEdits !== undefined) {
+            return yield* allowed({ _tag: "Mode", mode }, "acceptEdits runs file commands inside the workspace", target)
+          }
         }
 
         // 7. A sandboxed command, when the engine auto-allows them.
@@ -796,7 +1119,11 @@ const decidedByRule = (decidedBy: PermissionAudit.DecidedBy): string =>
  */
 export const layer = (
   config: Config
-): Layer.Layer<Engine | Policy.Policy, Rule.InvalidRule, Redactor.Redactor | Approver.Approver> =>
+): Layer.Layer<
+  Engine | Policy.Policy,
+  Rule.InvalidRule | CommandLine.ParserUnavailable,
+  Redactor.Redactor | Approver.Approver
+> =>
   Layer.effectContext(
     Effect.map(make(config), (engine) => Context.make(Engine, engine).pipe(Context.add(Policy.Policy, engine)))
   )

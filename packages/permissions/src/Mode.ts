@@ -5,8 +5,9 @@
  *
  * - `default`: read-only calls run; anything else asks.
  * - `acceptEdits`: like default, and file edits inside the workspace run.
- * - `plan`: only read-only tools run; everything else is denied with a reason
- *   telling the model it is planning.
+ * - `plan`: read-only tools run; a shell command outside the read-only set is
+ *   asked about; everything else is denied with a reason telling the model
+ *   it is planning.
  * - `bypassPermissions`: everything runs except what a deny rule forbids.
  * - `dontAsk`: whatever would ask is denied instead (for unattended runs).
  *
@@ -51,6 +52,8 @@ export interface Facts {
   readonly edit: "inside" | "outside" | undefined
   /** The call reads a path outside the workspace. */
   readonly readsOutside: boolean
+  /** The call runs a shell command (plan mode asks about those instead of refusing them). */
+  readonly command?: boolean | undefined
 }
 
 /**
@@ -98,7 +101,11 @@ export const decide = (mode: Mode, facts: Facts): Step => {
     case "bypassPermissions":
       return { _tag: "Allow", reason: "bypassPermissions runs every call no deny rule forbids" }
     case "plan":
-      return facts.readOnly ? byDefault(facts) : { _tag: "Deny", reason: planReason }
+      return facts.readOnly
+        ? byDefault(facts)
+        : facts.command === true
+        ? { _tag: "Continue", reason: "plan mode asks before a command outside the read-only set" }
+        : { _tag: "Deny", reason: planReason }
     case "acceptEdits":
       return facts.edit === "inside" && facts.risk !== "high"
         ? { _tag: "Allow", reason: "acceptEdits allows file edits inside the workspace" }
@@ -130,7 +137,34 @@ export const onAsk = (
     case "bypassPermissions":
       return { _tag: "Allow", reason: "bypassPermissions runs every call no deny rule forbids, without asking" }
     case "plan":
-      return facts.readOnly ? { _tag: "Ask" } : { _tag: "Deny", reason: planReason }
+      return facts.readOnly || facts.command === true ? { _tag: "Ask" } : { _tag: "Deny", reason: planReason }
+    case "default":
+    case "acceptEdits":
+      return { _tag: "Ask" }
+  }
+}
+
+/**
+ * What "ask" comes to for a question that must reach a person (an ask
+ * rule matched, the command could destroy the machine, a URL no domain
+ * rule allows): no mode answers it with an allow. `bypassPermissions` asks
+ * too; `dontAsk`, where no one is asked, denies and says what needed
+ * approval; `plan` still denies what is not read-only.
+ *
+ * @since 0.3.0
+ * @category evaluation
+ */
+export const onRequiredAsk = (mode: Mode, facts: Facts, why: string): ReturnType<typeof onAsk> => {
+  switch (mode) {
+    case "dontAsk":
+      return {
+        _tag: "Deny",
+        reason:
+          `it needs a person's approval (${why}) and the permission mode is dontAsk, where no one is asked. Use tools the rules allow, or tell the user what you need`
+      }
+    case "plan":
+      return facts.readOnly || facts.command === true ? { _tag: "Ask" } : { _tag: "Deny", reason: planReason }
+    case "bypassPermissions":
     case "default":
     case "acceptEdits":
       return { _tag: "Ask" }

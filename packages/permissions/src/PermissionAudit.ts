@@ -14,7 +14,12 @@ import type * as Mode from "./Mode.js"
  * @category models
  */
 export type DecidedBy =
-  | { readonly _tag: "Rule"; readonly list: "allow" | "deny" | "session"; readonly rules: ReadonlyArray<string> }
+  | {
+    readonly _tag: "Rule"
+    /** `builtin`: the read-only commands that need no rule (`ReadOnlyCommands`). */
+    readonly list: "allow" | "deny" | "session" | "builtin"
+    readonly rules: ReadonlyArray<string>
+  }
   | { readonly _tag: "Mode"; readonly mode: Mode.Mode }
   | { readonly _tag: "Hook"; readonly hook: string }
   | {
@@ -100,7 +105,9 @@ export type Listener = (decision: Decision) => Effect.Effect<void>
 export const describe = (decidedBy: DecidedBy): string => {
   switch (decidedBy._tag) {
     case "Rule":
-      return `${decidedBy.list === "session" ? "session allow" : decidedBy.list} rule ${decidedBy.rules.join(", ")}`
+      return decidedBy.list === "builtin"
+        ? `read-only command ${decidedBy.rules.join(", ")}`
+        : `${decidedBy.list === "session" ? "session allow" : decidedBy.list} rule ${decidedBy.rules.join(", ")}`
     case "Mode":
       return `mode ${decidedBy.mode}`
     case "Hook":

@@ -25,7 +25,8 @@ import * as Data from "effect/Data"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as ShellCommand from "./ShellCommand.js"
+import * as ShellQuote from "./CommandLine.js"
+import * as PathRule from "./PathRule.js"
 
 /**
  * @since 0.1.0
@@ -85,8 +86,8 @@ export const pathRuleNames: ReadonlySet<string> = new Set([
  */
 export const urlRuleNames: ReadonlySet<string> = new Set(["WebFetch"])
 
-const toolName = /^[A-Za-z0-9_.-]+$/
-const mcpName = /^mcp__[A-Za-z0-9.-][A-Za-z0-9_.-]*$/
+const toolName = /^[A-Za-z0-9_.*-]+$/
+const mcpName = /^mcp__[A-Za-z0-9.*-][A-Za-z0-9_.*-]*$/
 
 /**
  * @since 0.1.0
@@ -118,10 +119,9 @@ export const parse = (text: string): Either.Either<Rule, InvalidRule> => {
     // `Tool(*)` is the spelling some agents accept for the whole tool.
     if (specifier === "*") specifier = undefined
   }
-  if (isMcp(name) && name.endsWith("__*")) name = name.slice(0, -3)
-  if (!toolName.test(name)) {
-    return fail("a tool name has only letters, digits, _, . and -")
-  }
+  // `mcp__server__*` is the documented spelling of every tool of a server: the same rule as `mcp__server`.
+  if (isMcp(name) && /^mcp__[^*]+__\*$/.test(name)) name = name.slice(0, -3)
+  if (!toolName.test(name)) return fail("a tool name has only letters, digits, _, ., - and * (a wildcard)")
   if (isMcp(name)) {
     if (!mcpName.test(name)) return fail("an MCP rule names a server (mcp__server) or a tool (mcp__server__tool)")
     if (specifier !== undefined) {
@@ -132,7 +132,7 @@ export const parse = (text: string): Either.Either<Rule, InvalidRule> => {
     const problem = commandRuleNames.has(name)
       ? Either.getLeft(commandPattern(specifier))
       : pathRuleNames.has(name)
-      ? Either.getLeft(checkPathSpecifier(specifier))
+      ? Either.getLeft(PathRule.compile(specifier, { projectRoot: "/", homeDirectory: "/" }))
       : urlRuleNames.has(name)
       ? Either.getLeft(domainPattern(specifier))
       : undefined
@@ -183,6 +183,16 @@ export const FromString: Schema.Schema<Rule, string> = Schema.transformOrFail(
 // tool names
 // ---------------------------------------------------------------------------
 
+const toolGlobs = new Map<string, RegExp>()
+const toolGlob = (pattern: string): RegExp => {
+  let regex = toolGlobs.get(pattern)
+  if (regex === undefined) {
+    regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, "\\$&")).join(".*")}$`)
+    toolGlobs.set(pattern, regex)
+  }
+  return regex
+}
+
 /**
  * Whether a rule is about this tool: its registry name, a registry name the
  * rule's name stands for (`Bash` for `run_command`), or, for `mcp__server`,
@@ -197,6 +207,13 @@ export const namesTool = (
   aliases: ReadonlyMap<string, ReadonlySet<string>>
 ): boolean => {
   if (rule.tool === name) return true
+  if (rule.tool.includes("*")) {
+    // A glob names the tools whose name, or a rule name standing for them, it matches.
+    const glob = toolGlob(rule.tool)
+    if (glob.test(name)) return true
+    for (const [alias, tools] of aliases) if (tools.has(name) && glob.test(alias)) return true
+    return false
+  }
   if (isMcp(rule.tool)) return name.startsWith(`${rule.tool}__`)
   return aliases.get(rule.tool)?.has(name) === true
 }
@@ -206,15 +223,107 @@ export const namesTool = (
 // ---------------------------------------------------------------------------
 
 /**
- * `git status` (exactly these words) or `npm test:*` (these words first).
+ * A command rule's specifier, compiled. The documented forms:
+ *
+ * ```text
+ * git status       exactly this command
+ * npm test:*       this command, alone or with any arguments after it (the legacy suffix)
+ * ls *             the same, written with a wildcard word: `ls`, `ls -la`, not `lsof`
+ * ls*              any command whose text starts with `ls`: `lsof` too
+ * git * main       any words (none included) between `git` and `main`
+ * * --version      any command ending in `--version`
+ * ```
+ *
+ * A `*` matches any text; written as a word of its own it matches any
+ * number of words, none included, so the spaces around it are word
+ * boundaries. Quoted text is literal (`'*'` is a star). A rule is matched
+ * against one plain command at a time, never against a compound line.
  *
  * @since 0.1.0
  * @category models
  */
 export interface CommandPattern {
-  readonly words: ReadonlyArray<string>
-  readonly prefix: boolean
+  /** The specifier in canonical form: `parse(print(rule))` compiles to the same pattern. */
+  readonly text: string
+  readonly regex: RegExp
+  /** The words, when the pattern has no wildcard: it names exactly one command. */
+  readonly exact: ReadonlyArray<string> | undefined
 }
+
+type PatternWord = ReadonlyArray<string | typeof star>
+const star: unique symbol = Symbol("star")
+
+/** Splits a command specifier into words of literal text and wildcards, or says why it is not one command. */
+const patternWords = (body: string): Either.Either<ReadonlyArray<PatternWord>, string> => {
+  const words: Array<PatternWord> = []
+  let word: Array<string | typeof star> = []
+  let text = ""
+  let inWord = false
+  const flush = () => {
+    if (text !== "") word.push(text)
+    text = ""
+    if (inWord) words.push(word)
+    word = []
+    inWord = false
+  }
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!
+    if (c === " " || c === "\t") {
+      flush()
+      continue
+    }
+    if (c === "\n" || c === "\r") return Either.left("a command rule is one line")
+    inWord = true
+    if (c === "*") {
+      if (text !== "") word.push(text)
+      text = ""
+      word.push(star)
+    } else if (c === "'") {
+      const close = body.indexOf("'", i + 1)
+      if (close < 0) return Either.left("a single quote does not close")
+      text += body.slice(i + 1, close)
+      i = close
+    } else if (c === "\"") {
+      let j = i + 1
+      for (; j < body.length && body[j] !== "\""; j++) {
+        if (body[j] === "\\" && /[$`"\\]/.test(body[j + 1] ?? "")) {
+          text += body[++j]
+          continue
+        }
+        if (body[j] === "$" || body[j] === "`") {
+          return Either.left("it holds a substitution; a rule names literal words")
+        }
+        text += body[j]
+      }
+      if (j >= body.length) return Either.left("a double quote does not close")
+      i = j
+    } else if (c === "\\") {
+      if (i + 1 >= body.length) return Either.left("it ends with a backslash")
+      text += body[++i]
+    } else if (/[;&|]/.test(c)) {
+      return Either.left("it names more than one command; write one rule for each command")
+    } else if (/[<>]/.test(c)) {
+      return Either.left("it holds a redirection; a rule names a command and its words")
+    } else if (/[$`(){}]/.test(c)) {
+      return Either.left("it holds shell syntax (a substitution, a group or braces); a rule names literal words")
+    } else if (c === "#" && text === "" && word.length === 0) {
+      return Either.left("it holds a comment")
+    } else text += c
+  }
+  flush()
+  const first = words[0]
+  if (first !== undefined && typeof first[0] === "string" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(first[0])) {
+    return Either.left("it sets variables before the command; a rule names the command and its words")
+  }
+  return Either.right(words)
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+const isStarWord = (word: PatternWord) => word.length > 0 && word.every((part) => part === star)
+const anyText = "[\\s\\S]*"
+
+const wordSource = (word: PatternWord) => word.map((part) => (part === star ? anyText : escapeRegex(part))).join("")
+const printWord = (word: PatternWord) => word.map((part) => (part === star ? "*" : ShellQuote.quote(part))).join("")
 
 /**
  * Reads a command specifier. It must name one plain command: a rule that
@@ -225,42 +334,58 @@ export interface CommandPattern {
  */
 export const commandPattern = (specifier: string): Either.Either<CommandPattern, string> => {
   let body = specifier.trim()
-  let prefix = false
+  if (/^[A-Za-z_]+:[^*\s]/.test(body)) {
+    return Either.left("a rule matches the command line, not a tool parameter (name:value); write Bash(rm *)")
+  }
+  let legacy = false
   if (body.endsWith(":*")) {
-    prefix = true
+    legacy = true
     body = body.slice(0, -2).trimEnd()
     if (body === "") return Either.left("a prefix rule needs a command before :*; to cover every command, write Bash")
   }
-  if (/(?:^|\s)\*$/.test(body)) {
-    return Either.left("a trailing * is written :* (for example Bash(npm test:*))")
-  }
-  const parsed = ShellCommand.parse(body)
-  if (parsed.problems.length > 0) return Either.left(`the command does not parse: ${parsed.problems[0]}`)
-  if (parsed.parts.length === 0) return Either.left("it names no command")
-  if (parsed.parts.length > 1) return Either.left("it names more than one command; write one rule for each command")
-  const part = parsed.parts[0]!
-  if (!ShellCommand.isCertainPart(part) || part.substitutes) {
-    return Either.left("it must be one plain command, without variable assignments, redirections or substitutions")
-  }
-  return Either.right({ words: part.words, prefix })
+  return Either.flatMap(patternWords(body), (parsed): Either.Either<CommandPattern, string> => {
+    const words: Array<PatternWord> = [...parsed]
+    if (legacy) words.push([star])
+    if (words.length === 0) return Either.left("it names no command")
+    if (words.every(isStarWord)) return Either.left("it matches every command; write the tool name alone (Bash)")
+    let source = ""
+    let open = true
+    words.forEach((word, i) => {
+      const last = i === words.length - 1
+      if (isStarWord(word)) {
+        // A wildcard word stands for any number of words: the spaces around it are boundaries.
+        source += last ? (i === 0 ? anyText : `(?: ${anyText})?`) : `${i === 0 ? "" : " "}(?:${anyText} )?`
+        open = true
+        return
+      }
+      source += `${open ? "" : " "}${wordSource(word)}`
+      open = false
+    })
+    const text = legacy
+      ? `${words.slice(0, -1).map(printWord).join(" ")}:*`
+      : words.map(printWord).join(" ")
+    const exact = words.every((word) => word.every((part) => part !== star))
+      ? words.map((word) => word.join(""))
+      : undefined
+    return Either.right({ text, regex: new RegExp(`^${source}$`), exact })
+  })
 }
+
+/**
+ * Whether a command, given as its words, matches: the words are joined with
+ * single spaces and the pattern must cover all of them.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const matchesCommand = (pattern: CommandPattern, words: ReadonlyArray<string>): boolean =>
+  words.length > 0 && pattern.regex.test(words.join(" "))
 
 /**
  * @since 0.1.0
  * @category commands
  */
-export const matchesCommand = (pattern: CommandPattern, words: ReadonlyArray<string>): boolean => {
-  if (pattern.prefix ? words.length < pattern.words.length : words.length !== pattern.words.length) return false
-  for (let i = 0; i < pattern.words.length; i++) if (pattern.words[i] !== words[i]) return false
-  return true
-}
-
-/**
- * @since 0.1.0
- * @category commands
- */
-export const printCommandPattern = (pattern: CommandPattern): string =>
-  pattern.prefix ? `${ShellCommand.print(pattern.words)}:*` : ShellCommand.print(pattern.words)
+export const printCommandPattern = (pattern: CommandPattern): string => pattern.text
 
 // ---------------------------------------------------------------------------
 // paths
@@ -275,31 +400,25 @@ export const printCommandPattern = (pattern: CommandPattern): string =>
 export interface Location {
   readonly workspaceRoot: string
   readonly homeDirectory?: string | undefined
+  /** Paths compare without case (the default where the file system does: macOS, Windows). */
+  readonly caseInsensitive?: boolean | undefined
 }
 
+const pathLocation = (location: Location): PathRule.Location => ({
+  projectRoot: PathRule.normalize(location.workspaceRoot),
+  homeDirectory: location.homeDirectory,
+  caseInsensitive: location.caseInsensitive
+})
+
 /**
- * Lexical normalization: `.` and `..` are resolved on the text, symbolic
- * links are not followed. A link inside the workspace that points out of it
- * is the file tools' business (the node package resolves real paths).
+ * Lexical normalization: `.` and `..` are resolved on the text. Symbolic
+ * links are resolved separately (`PathRule.candidates`), and rules are
+ * checked against both.
  *
  * @since 0.1.0
  * @category paths
  */
-export const normalize = (path: string): string => {
-  const absolute = path.startsWith("/")
-  const out: Array<string> = []
-  for (const segment of path.split("/")) {
-    if (segment === "" || segment === ".") continue
-    if (segment === "..") {
-      if (out.length > 0 && out[out.length - 1] !== "..") out.pop()
-      else if (!absolute) out.push("..")
-      continue
-    }
-    out.push(segment)
-  }
-  const joined = out.join("/")
-  return absolute ? `/${joined}` : joined === "" ? "." : joined
-}
+export const normalize: (path: string) => string = PathRule.normalize
 
 /**
  * The absolute, normalized form of a path a tool reports.
@@ -307,99 +426,34 @@ export const normalize = (path: string): string => {
  * @since 0.1.0
  * @category paths
  */
-export const resolve = (path: string, location: Location): string =>
-  normalize(path.startsWith("/") ? path : `${location.workspaceRoot}/${path}`)
+export const resolve = (path: string, location: Location): string => PathRule.resolve(path, pathLocation(location))
 
 /**
  * @since 0.1.0
  * @category paths
  */
-export const isInside = (path: string, root: string): boolean => {
-  const base = normalize(root)
-  return path === base || path.startsWith(base === "/" ? "/" : `${base}/`)
-}
-
-const checkPathSpecifier = (specifier: string): Either.Either<string, string> =>
-  specifier.includes("\u0000") ? Either.left("a path cannot hold a NUL character") : Either.right(specifier)
+export const isInside: (path: string, root: string) => boolean = PathRule.isInside
 
 /**
- * The absolute glob a path specifier stands for.
+ * Compiles a path specifier with gitignore semantics (see `PathRule`):
+ * `//absolute`, `~/home`, `/project-root`, `./cwd`, and bare patterns that
+ * match at any depth.
  *
  * @since 0.1.0
  * @category paths
  */
-export const absoluteGlob = (specifier: string, location: Location): Either.Either<string, string> => {
-  let glob = specifier.trim()
-  // A trailing slash names a directory: everything in it.
-  if (glob.endsWith("/") && glob.length > 1) glob = `${glob}**`
-  if (glob.startsWith("//")) return Either.right(normalize(glob.slice(1)))
-  if (glob === "~" || glob.startsWith("~/")) {
-    if (location.homeDirectory === undefined) {
-      return Either.left("it starts with ~ but the home directory is not known")
-    }
-    return Either.right(normalize(`${location.homeDirectory}${glob.slice(1)}`))
-  }
-  return Either.right(normalize(`${location.workspaceRoot}/${glob.startsWith("/") ? glob.slice(1) : glob}`))
-}
-
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
-
-const segmentRegex = (segment: string): string => {
-  let out = ""
-  for (let i = 0; i < segment.length; i++) {
-    const c = segment[i]!
-    if (c === "\\" && i + 1 < segment.length) {
-      out += escapeRegex(segment[++i]!)
-    } else if (c === "*") {
-      out += "[^/]*"
-      while (segment[i + 1] === "*") i++
-    } else if (c === "?") out += "[^/]"
-    else out += escapeRegex(c)
-  }
-  return out
-}
+export const pathPattern = (specifier: string, location: Location): Either.Either<PathRule.PathPattern, string> =>
+  PathRule.compile(specifier, pathLocation(location))
 
 /**
- * Compiles a path specifier: `*` and `?` stay within one path segment, a
- * `**` segment spans any number of them (none included), `\` escapes.
+ * The specifier that names exactly this absolute path (and what is under
+ * it): `/relative` inside the workspace, `//absolute` outside.
  *
  * @since 0.1.0
  * @category paths
  */
-export const pathPattern = (specifier: string, location: Location): Either.Either<RegExp, string> =>
-  Either.map(absoluteGlob(specifier, location), (glob) => {
-    const segments = glob.split("/").filter((s) => s !== "")
-    if (segments.length === 0) return /^\/$/
-    let source = ""
-    for (const segment of segments) source += segment === "**" ? "(?:/.*)?" : `/${segmentRegex(segment)}`
-    return new RegExp(`^${source}$`)
-  })
-
-/**
- * Escapes a path so that, as a specifier, it matches itself only.
- *
- * @since 0.1.0
- * @category paths
- */
-export const escapeGlob = (path: string): string => path.replace(/[*?\\]/g, "\\$&")
-
-/**
- * The specifier that names exactly this absolute path: relative to the
- * workspace when inside it, `//`-absolute otherwise.
- *
- * @since 0.1.0
- * @category paths
- */
-export const exactPathSpecifier = (path: string, location: Location): string => {
-  const root = normalize(location.workspaceRoot)
-  if (isInside(path, root)) {
-    const relative = path === root ? "" : path.slice(root === "/" ? 1 : root.length + 1)
-    if (relative === "") return "/"
-    const escaped = escapeGlob(relative)
-    return escaped === "~" || escaped.startsWith("~/") ? `./${escaped}` : escaped
-  }
-  return `/${escapeGlob(path)}`
-}
+export const exactPathSpecifier = (path: string, location: Location): string =>
+  PathRule.exactSpecifier(path, pathLocation(location))
 
 // ---------------------------------------------------------------------------
 // URLs
@@ -420,8 +474,11 @@ export const hostOf = (url: string): string | undefined => {
 }
 
 /**
- * Reads `domain:example.com` (that host) or `domain:*.example.com` (its
- * subdomains).
+ * Reads a domain rule: `domain:example.com` (that host), `domain:*.example.com`
+ * (its subdomains at any depth, not the host itself), `domain:example.*`
+ * (a `*` inside a label matches within that label, never across a dot) and
+ * `domain:*` (every host). Hosts compare without case and without a
+ * trailing dot.
  *
  * @since 0.1.0
  * @category urls
@@ -430,11 +487,21 @@ export const domainPattern = (specifier: string): Either.Either<(host: string) =
   if (!specifier.startsWith("domain:")) {
     return Either.left("a URL rule names a domain, for example WebFetch(domain:example.com)")
   }
-  const text = specifier.slice("domain:".length).trim()
-  const wildcard = text.startsWith("*.")
-  const host = hostOf(`https://${wildcard ? text.slice(2) : text}/`)
-  if (host === undefined || /[/@?#:*\s]/.test(wildcard ? text.slice(2) : text)) {
-    return Either.left(`${JSON.stringify(text)} is not a domain`)
+  const text = specifier.slice("domain:".length).trim().toLowerCase().replace(/\.$/, "")
+  if (text === "*") return Either.right(() => true)
+  const subdomains = text.startsWith("*.")
+  const rest = subdomains ? text.slice(2) : text
+  const labels = rest.split(".")
+  if (rest === "" || labels.some((label) => !/^[a-z0-9*_-]+$/.test(label.normalize("NFKC")) && !/^xn--/.test(label))) {
+    // Non-ASCII names are compared in the form a fetch sees (punycode).
+    const ascii = hostOf(`https://${rest.replace(/\*/g, "x")}/`)
+    if (ascii === undefined || /[/@?#:\s]/.test(rest)) return Either.left(`${JSON.stringify(text)} is not a domain`)
   }
-  return Either.right(wildcard ? (h) => h.endsWith(`.${host}`) : (h) => h === host)
+  const host = rest.includes("*") ? rest : hostOf(`https://${rest}/`)
+  if (host === undefined) return Either.left(`${JSON.stringify(text)} is not a domain`)
+  const body = host.split(".").map((label) =>
+    label.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, "\\$&")).join("[^.]*")
+  ).join("\\.")
+  const regex = new RegExp(subdomains ? `^(?:[^.]+\\.)+${body}$` : `^${body}$`)
+  return Either.right((h) => regex.test(h.toLowerCase().replace(/\.$/, "")))
 }

@@ -43,7 +43,7 @@ describe("Engine under an exporting tracer", () => {
       const results = yield* runtime.runTurn([
         call(github, "bash", { command: `curl -H "Authorization: Bearer ${github}" https://example.com` }),
         call("c2", "close_ticket", { ticketId: `T-1 ${aws}` }),
-        call("c3", "bash", { command: `echo ${other}` })
+        call("c3", "bash", { command: `make ${other}` })
       ]).pipe(
         Effect.withTracer(tracer),
         Effect.provide(Logger.replace(Logger.defaultLogger, logger))

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
 import * as FastCheck from "effect/FastCheck"
+import * as CommandLine from "../src/CommandLine.js"
 import * as Rule from "../src/Rule.js"
-import * as ShellCommand from "../src/ShellCommand.js"
 
 const parse = (text: string) => Either.getOrThrow(Rule.parse(text))
 const reason = (text: string) =>
@@ -32,24 +32,52 @@ describe("Rule", () => {
     assert.include(reason("Ba sh"), "tool name")
     assert.include(reason("mcp__github(create)"), "without parentheses")
     assert.include(reason("Bash(npm test && rm -rf /)"), "more than one command")
-    assert.include(reason("Bash(FOO=1 npm test)"), "one plain command")
-    assert.include(reason("Bash(npm *)"), ":*")
+    assert.include(reason("Bash(FOO=1 npm test)"), "variables")
+    assert.include(reason("Bash(npm test > out)"), "redirection")
+    assert.include(reason("Bash(echo $(id))"), "substitution")
     assert.include(reason("Bash(:*)"), "write Bash")
+    assert.include(reason("Bash(* *)"), "write the tool name alone")
+    assert.include(reason("Bash(git 'status)"), "does not close")
+    assert.include(reason("Read(!secrets/**)"), "!")
     assert.include(reason("WebFetch(https://example.com)"), "domain:")
     assert.include(reason("WebFetch(domain:exa mple.com)"), "not a domain")
   })
 
-  it("matches commands exactly, or by whole leading words with :*", () => {
+  it("matches commands exactly, by whole leading words with :* or a * word, and * anywhere", () => {
     const pattern = (text: string) => Either.getOrThrow(Rule.commandPattern(text))
-    const w = (command: string) => ShellCommand.parse(command).parts[0]!.words
-    assert.isTrue(Rule.matchesCommand(pattern("git status"), w("git status")))
-    assert.isFalse(Rule.matchesCommand(pattern("git status"), w("git status --porcelain")))
-    assert.isTrue(Rule.matchesCommand(pattern("npm test:*"), w("npm test")))
-    assert.isTrue(Rule.matchesCommand(pattern("npm test:*"), w("npm test -- --watch")))
-    assert.isFalse(Rule.matchesCommand(pattern("npm test:*"), w("npm testing")))
-    assert.isFalse(Rule.matchesCommand(pattern("npm test:*"), w("npm")))
+    const w = (command: string) => command.split(" ")
+    const table: ReadonlyArray<readonly [string, string, boolean]> = [
+      ["git status", "git status", true],
+      ["git status", "git status --porcelain", false],
+      ["npm test:*", "npm test", true],
+      ["npm test:*", "npm test -- --watch", true],
+      ["npm test:*", "npm testing", false],
+      ["npm test:*", "npm", false],
+      // The space before * is a word boundary; without it, * continues the word.
+      ["ls *", "ls", true],
+      ["ls *", "ls -la", true],
+      ["ls *", "lsof", false],
+      ["ls*", "lsof -i", true],
+      ["git * main", "git push origin main", true],
+      ["git * main", "git main", true],
+      ["git * main", "git push origin main2", false],
+      ["git * main", "gitx push main", false],
+      ["* --version", "node --version", true],
+      ["* --version", "node --version x", false],
+      ["* --help *", "npm --help install", true],
+      ["npm run *", "npm run build", true],
+      ["npm run *", "npm runx", false],
+      // Quoted text is literal.
+      ["echo '*'", "echo *", true],
+      ["echo '*'", "echo a", false],
+      ["git commit -m 'a b'", "git commit -m a b", true]
+    ]
+    for (const [rule, command, expected] of table) {
+      assert.strictEqual(Rule.matchesCommand(pattern(rule), w(command)), expected, `${rule} against ${command}`)
+    }
     // Quoting does not change what a command is.
-    assert.isTrue(Rule.matchesCommand(pattern("git commit -m 'a b'"), w("git commit -m \"a b\"")))
+    assert.isTrue(Rule.matchesCommand(pattern("git commit -m 'a b'"), ["git", "commit", "-m", "a b"]))
+    assert.isTrue(Rule.matchesCommand(pattern("git commit -m \"a b\""), ["git", "commit", "-m", "a b"]))
   })
 
   it("resolves path globs against the workspace, / against its root, // and ~ outside it", () => {
@@ -74,11 +102,12 @@ describe("Rule", () => {
 
   it("names an exact path with a specifier that matches it alone", () => {
     const specifier = Rule.exactPathSpecifier("/work/project/src/[a]*?.ts", location)
-    assert.strictEqual(specifier, "src/[a]\\*\\?.ts")
+    assert.strictEqual(specifier, "/src/\\[a\\]\\*\\?.ts")
     assert.isTrue(pathMatches(specifier, "src/[a]*?.ts"))
     assert.isFalse(pathMatches(specifier, "src/[a]xy.ts"))
     assert.strictEqual(Rule.exactPathSpecifier("/etc/hosts", location), "//etc/hosts")
-    assert.strictEqual(Rule.exactPathSpecifier("/work/project/~", location), "./~")
+    assert.strictEqual(Rule.exactPathSpecifier("/work/project/~", location), "/~")
+    assert.isTrue(pathMatches("/~", "/work/project/~"))
   })
 
   it("matches domains as a fetch sees them", () => {
@@ -106,20 +135,27 @@ describe("Rule", () => {
   })
 
   const commandWords = FastCheck.array(
-    FastCheck.oneof(FastCheck.stringMatching(/^[a-z0-9._/-]{1,8}$/), FastCheck.constantFrom("a b", "it's", "$x", "(")),
+    FastCheck.oneof(
+      FastCheck.stringMatching(/^[a-z0-9._/-]{1,8}$/),
+      FastCheck.constantFrom("a b", "it's", "$x", "(", "*", "a*b", "\\")
+    ),
     { minLength: 1, maxLength: 4 }
   ).filter((words) =>
     /^[a-z]/.test(words[0]!) && !["if", "fi", "do", "done", "time", "for", "case"].includes(words[0]!)
   )
 
-  it.prop("an exact command rule prints and parses back to itself", [commandWords, FastCheck.boolean()], ([
-    words,
-    prefix
-  ]) => {
-    const text = `Bash(${Rule.printCommandPattern({ words, prefix })})`
+  it.prop("an exact command rule prints and parses back to itself, and names only its command", [
+    commandWords,
+    FastCheck.boolean()
+  ], ([words, prefix]) => {
+    const text = `Bash(${CommandLine.print(words)}${prefix ? ":*" : ""})`
     const parsed = parse(text)
     assert.strictEqual(Rule.print(parsed), text)
-    assert.deepStrictEqual(Either.getOrThrow(Rule.commandPattern(parsed.specifier!)), { words, prefix })
+    const pattern = Either.getOrThrow(Rule.commandPattern(parsed.specifier!))
+    assert.strictEqual(Rule.printCommandPattern(pattern), parsed.specifier)
+    if (!prefix) assert.deepStrictEqual(pattern.exact, words)
+    assert.isTrue(Rule.matchesCommand(pattern, words))
+    assert.strictEqual(Rule.matchesCommand(pattern, [...words, "x"]), prefix)
   })
 })
 
