@@ -552,6 +552,9 @@ const coverageProblem = (root: TreeSitter.Node, source: string): string | undefi
 /** Wrappers that change how a command runs, not what it is: an allow rule for the command covers them. */
 const transparent = new Set(["timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin"])
 
+/** The word that stands for what a bare `xargs` appends: any prefix rule covers it, no exact rule does. */
+const fromInput = "<words read from input>"
+
 /** Words that only set up how the next command runs, stripped before rules look at it. */
 const preliminary = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
   // zsh's `noglob`, and a bare `xargs` with no option (it runs its command on the words it reads).
@@ -562,8 +565,13 @@ const preliminary = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
 
 const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Command => {
   const words = plain.words
-  const unwrapped = Wrappers.unwrap(preliminary(words))
+  const stripped = preliminary(words)
+  const unwrapped = Wrappers.unwrap(stripped)
   const doubts = [...unwrapped.doubts]
+  // A bare xargs appends the words it reads: an exact rule for the command must not cover that.
+  const appended = words.includes("xargs") && !stripped.includes("xargs")
+    ? (cover: ReadonlyArray<string>) => [...cover, fromInput]
+    : (cover: ReadonlyArray<string>) => cover
   const covers: Array<ReadonlyArray<string>> = []
   const scripts: Array<Analysis> = []
   const levels = unwrapped.readings.filter((reading) => reading._tag === "Words")
@@ -571,7 +579,7 @@ const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Comm
     const name = reading.words[0]
     // `timeout 5 npm test` needs a rule for `npm test`, not for `timeout`.
     if (name !== undefined && transparent.has(name) && i < levels.length - 1) return
-    covers.push(reading.words)
+    covers.push(appended(reading.words))
   })
   for (const reading of unwrapped.readings) {
     if (reading._tag === "Script") scripts.push(analyseWith(parser, reading.script, depth + 1))
@@ -637,6 +645,15 @@ const collectReadings = (
       case "command":
         commandReadings(parser, node, env, readings, depth)
         break
+      case "test_command":
+        // `[[ a -eq 'a[$(cmd)]' ]]` evaluates its operands as arithmetic, subscripts included.
+        substitutionReadings(parser, node.text.replace(/^\[\[|\]\]$/g, ""), readings, depth)
+        break
+      case "heredoc_body":
+        // A here-document expands its substitutions (unless its delimiter is
+        // quoted); the grammar leaves some of them as text.
+        substitutionReadings(parser, node.text, readings, depth)
+        break
       case "file_redirect": {
         const operator = node.children.find((c) => !c.isNamed)?.type ?? ""
         const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1)
@@ -690,6 +707,54 @@ const commandReadings = (
   }
   readings.add(words)
   if (unwrapped.readsStdinScript) { for (const script of stdin) scriptReadings(parser, script, readings, depth) }
+  // Builtins that evaluate a name or an arithmetic operand run the substitutions in
+  // it (`printf -v 'a[$(cmd)]'`): quoting does not stop them.
+  if (evaluating.has(stripped[0] ?? "")) {
+    for (const word of stripped.slice(1)) substitutionReadings(parser, word, readings, depth)
+  }
+}
+
+const evaluating = new Set([
+  "printf",
+  "test",
+  "[",
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+  "read",
+  "let",
+  "unset",
+  "mapfile",
+  "readarray",
+  "wait",
+  "getopts"
+])
+
+/**
+ * Commands in the `$(…)` and backquoted parts of a text, read as scripts
+ * whatever quotes surround them: in the operand of an evaluating builtin or
+ * an unquoted here-document, bash runs them.
+ */
+const substitutionReadings = (parser: TreeSitter.Parser, text: string, readings: Readings, depth: number) => {
+  if (!text.includes("$(") && !text.includes("`")) return
+  for (const inner of substitutions(text)) scriptReadings(parser, inner, readings, depth)
+}
+
+const substitutions = (text: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const match of text.matchAll(/`([^`]*)`/g)) out.push(match[1]!)
+  for (let i = text.indexOf("$("); i >= 0 && out.length < 64; i = text.indexOf("$(", i + 2)) {
+    let depth = 1
+    let j = i + 2
+    for (; j < text.length && depth > 0; j++) {
+      if (text[j] === "(") depth++
+      else if (text[j] === ")") depth--
+    }
+    out.push(text.slice(i + 2, depth === 0 ? j - 1 : j))
+  }
+  return out
 }
 
 const scriptReadings = (parser: TreeSitter.Parser, script: string, readings: Readings, depth: number) => {
