@@ -132,6 +132,7 @@ export class CommandLine extends Context.Tag("@tool-runtime/permissions/CommandL
 // ---------------------------------------------------------------------------
 
 const plainWord = /^[A-Za-z0-9_\-+=.,:/@%^]+$/
+const escapedWord = /^(?:[A-Za-z0-9_\-+=.,:/@%^]|\\[\x21-\x7e])+$/
 
 /**
  * Quotes a word so that bash reads it back unchanged.
@@ -296,6 +297,31 @@ const bashVariants = (source: string): ReadonlyArray<string> => {
 
 const separators = new Set([";", "&&", "||", "|", "\n"])
 
+/** Words bash reads as syntax where a command name stands; unquoted, they are never a plain command. */
+const reserved = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "case",
+  "esac",
+  "for",
+  "select",
+  "while",
+  "until",
+  "do",
+  "done",
+  "in",
+  "function",
+  "coproc",
+  "{",
+  "}",
+  "!",
+  "[[",
+  "]]"
+])
+
 interface Plain {
   readonly words: ReadonlyArray<string>
   readonly source: string
@@ -424,6 +450,7 @@ const plainCommand = (
     if (target === null || (child.type === "command_name" && child.childCount !== 1)) {
       return "its command name is not a plain word"
     }
+    if (child.type === "command_name" && reserved.has(target.text)) return "it uses a reserved word of the shell"
     let value = literal(target)
     if (value === undefined && target.type === "word" && words.length > 0 && globWord.test(target.text)) {
       value = target.text
@@ -489,7 +516,8 @@ const literal = (node: TreeSitter.Node): string | undefined => {
   switch (node.type) {
     case "word":
     case "number":
-      return plainWord.test(node.text) ? node.text : undefined
+      // A backslash outside quotes only makes the next character literal.
+      return escapedWord.test(node.text) ? node.text.replace(/\\(.)/g, "$1") : undefined
     case "raw_string": {
       const text = node.text
       return text.length >= 2 && text.startsWith("'") && text.endsWith("'") && !text.slice(1, -1).includes("'")
@@ -649,11 +677,13 @@ const collectReadings = (
         // `[[ a -eq 'a[$(cmd)]' ]]` evaluates its operands as arithmetic, subscripts included.
         substitutionReadings(parser, node.text.replace(/^\[\[|\]\]$/g, ""), readings, depth)
         break
-      case "heredoc_body":
-        // A here-document expands its substitutions (unless its delimiter is
-        // quoted); the grammar leaves some of them as text.
-        substitutionReadings(parser, node.text, readings, depth)
+      case "heredoc_body": {
+        // A here-document expands its substitutions unless its delimiter is
+        // quoted; the grammar leaves some of them as text.
+        const start = node.parent?.children.find((c) => c.type === "heredoc_start")?.text ?? ""
+        if (!/['"\\]/.test(start)) substitutionReadings(parser, node.text, readings, depth)
         break
+      }
       case "file_redirect": {
         const operator = node.children.find((c) => !c.isNamed)?.type ?? ""
         const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1)

@@ -18,5 +18,13 @@ export * as Rule from "./Rule.js"
 export * as SandboxRules from "./SandboxRules.js"
 /** @since 0.1.0 */
 export * as Settings from "./Settings.js"
-/** @since 0.1.0 */
-export * as ShellCommand from "./ShellCommand.js"
+/** @since 0.3.0 */
+export * as CommandLine from "./CommandLine.js"
+/** @since 0.3.0 */
+export * as CommandRisk from "./CommandRisk.js"
+/** @since 0.3.0 */
+export * as PathRule from "./PathRule.js"
+/** @since 0.3.0 */
+export * as ReadOnlyCommands from "./ReadOnlyCommands.js"
+/** @since 0.3.0 */
+export * as Wrappers from "./Wrappers.js"
