@@ -140,12 +140,11 @@ const rows: ReadonlyArray<Row> = [
   { mode: "dontAsk", ...bash("git push origin main"), expected: "denied", check: () => {} },
   // A built-in read-only command in its simple form needs no rule.
   { mode: "default", ...bash("ls src"), expected: "ran", check: (_, text) => assert.match(text, /^a\.ts$/m) },
-  // Read rules do not bind the shell, and `cat` is a built-in read-only command
-  // that runs without a prompt in every mode: the README's `Read(.env)` does not
-  // stop `cat .env`, and the file's content reaches the model. That is the
-  // documented behaviour (permission rules are a speed bump, the OS sandbox's
-  // denied paths are the wall), pinned here so that a change to it is seen.
-  { mode: "default", ...bash("cat .env"), expected: "ran", check: (_, text) => assert.include(text, SECRET) },
+  // A Read deny rule also covers the files a command names: `cat .env` is refused
+  // like read_file .env, although `cat` needs no rule otherwise. (The OS
+  // sandbox's denied paths remain the wall; this keeps the obvious forms out.)
+  { mode: "default", ...bash("cat .env"), expected: "denied", check: envUntouched },
+  { mode: "default", ...bash("cat packages/api/.env"), expected: "denied", check: envUntouched },
   // A redirection's target is checked like the file tools' write against the path deny rules.
   { mode: "default", ...bash("echo x > .env"), expected: "denied", check: envUntouched },
   // acceptEdits allows the file-changing commands inside the workspace; default asks.
@@ -201,7 +200,7 @@ const rows: ReadonlyArray<Row> = [
   // dontAsk: what would ask is denied, nobody is asked.
   { mode: "dontAsk", ...write("src/b.ts"), expected: "denied", check: notWritten("src/b.ts") },
   { mode: "dontAsk", ...bash("mkdir build"), expected: "denied", check: notWritten("build") },
-  { mode: "dontAsk", ...bash("cat .env"), expected: "ran", check: (_, text) => assert.include(text, SECRET) },
+  { mode: "dontAsk", ...bash("cat .env"), expected: "denied", check: envUntouched },
   // plan: reads run, writes are denied without asking.
   {
     mode: "plan",

@@ -580,6 +580,13 @@ const coverageProblem = (root: TreeSitter.Node, source: string): string | undefi
 /** Wrappers that change how a command runs, not what it is: an allow rule for the command covers them. */
 const transparent = new Set(["timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin"])
 
+/**
+ * Commands that start another one in a way a prefix rule for them should not
+ * cover (documented: `watch`, `setsid`, `ionice`, `flock` cannot be approved
+ * by a prefix rule): `Bash(watch:*)` does not allow `watch rm -rf x`.
+ */
+const launchers = new Set(["watch", "setsid", "ionice", "flock"])
+
 /** The word that stands for what a bare `xargs` appends: any prefix rule covers it, no exact rule does. */
 const fromInput = "<words read from input>"
 
@@ -603,6 +610,10 @@ const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Comm
   const covers: Array<ReadonlyArray<string>> = []
   const scripts: Array<Analysis> = []
   const levels = unwrapped.readings.filter((reading) => reading._tag === "Words")
+  const launcher = levels.find((reading) => launchers.has(reading.words[0] ?? ""))
+  if (launcher !== undefined) {
+    doubts.push(`${launcher.words[0]} runs another command: only a rule naming the whole command allows it`)
+  }
   levels.forEach((reading, i) => {
     const name = reading.words[0]
     // `timeout 5 npm test` needs a rule for `npm test`, not for `timeout`.

@@ -187,14 +187,8 @@ const compile = (rule: Rule.Rule, location: Rule.Location, list: List): Either.E
   const specifier = rule.specifier
   // A wildcard tool name that could cover tools nobody has seen yet may restrict,
   // never grant: the documented allow form stops at a server (mcp__server__*).
-  if (list === "allow" && rule.tool.includes("*") && !/^mcp__[^*_]+(?:_[^*_]+)*__/.test(rule.tool)) {
-    return Either.left(
-      new Rule.InvalidRule({
-        rule: text,
-        reason: "an allow rule may use a wildcard only after an MCP server's name (mcp__server__*)"
-      })
-    )
-  }
+  const problem = list === "allow" ? Rule.allowProblem(rule) : undefined
+  if (problem !== undefined) return Either.left(new Rule.InvalidRule({ rule: text, reason: problem }))
   if (specifier === undefined) {
     return Either.right({ rule, text, command: undefined, path: undefined, domain: undefined })
   }
@@ -809,6 +803,25 @@ export const make = (
           for (const rule of denying) {
             const match = restrictiveMatch(rule, t)
             if (match !== undefined) return match
+          }
+          // A command's arguments name files: a Read deny keeps them from `cat` as from read_file.
+          if (t._tag === "Command" && readDenies.length > 0) {
+            for (const words of t.analysis.readings) {
+              for (const word of words.slice(1)) {
+                const path = /^--?[A-Za-z0-9][A-Za-z0-9-]*=/.test(word) ? word.slice(word.indexOf("=") + 1) : word
+                if (path === "" || path.startsWith("-") || path.includes("\u0000")) continue
+                const absolute = Rule.resolve(
+                  path.startsWith("~/") && location.homeDirectory !== undefined
+                    ? `${location.homeDirectory}${path.slice(1)}`
+                    : path,
+                  location
+                )
+                const rule = readDenies.find((r) =>
+                  r.path !== undefined && Either.isRight(r.path) && r.path.right.test(absolute)
+                )
+                if (rule !== undefined) return { rule: rule.text, detail: `it names ${path}` }
+              }
+            }
           }
           // A redirection writes a file: the path deny rules see it as the file tools' write.
           if (t._tag === "Command") {

@@ -142,6 +142,20 @@ export const parse = (text: string): Either.Either<Rule, InvalidRule> => {
 }
 
 /**
+ * Why a rule may not be an allow rule, or `undefined`: a wildcard in a tool
+ * name could grant tools nobody has seen yet, so the documented allow form
+ * stops at a server (`mcp__server__*`, `mcp__server__get_*`). Deny and ask
+ * rules may use any tool-name glob (`*`, `mcp__*`).
+ *
+ * @since 0.3.0
+ * @category parsing
+ */
+export const allowProblem = (rule: Rule): string | undefined =>
+  rule.tool.includes("*") && !/^mcp__[^*_]+(?:_[^*_]+)*__/.test(rule.tool)
+    ? "an allow rule may use a wildcard only after an MCP server's name (mcp__server__*)"
+    : undefined
+
+/**
  * The canonical text of a rule: `parse(print(rule))` gives the rule back.
  *
  * @since 0.1.0

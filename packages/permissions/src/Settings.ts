@@ -220,6 +220,14 @@ export const decode = (file: string, text: string): Either.Either<Settings, Sett
   ]
   if (Either.isLeft(permissions) || Either.isLeft(sandbox)) return Either.left(new SettingsError({ file, issues }))
   const p = permissions.right
+  // What only an allow rule may not say (a tool-name wildcard that could grant tools nobody has seen).
+  const allowIssues = (p.allow ?? []).flatMap((rule, i) => {
+    const problem = Rule.allowProblem(rule)
+    return problem === undefined
+      ? []
+      : [{ field: `permissions.allow[${i}]`, expected: `${JSON.stringify(Rule.print(rule))}: ${problem}` }]
+  })
+  if (allowIssues.length > 0) return Either.left(new SettingsError({ file, issues: allowIssues }))
   return Either.right({
     allow: p.allow ?? [],
     ask: p.ask ?? [],
