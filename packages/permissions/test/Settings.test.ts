@@ -76,6 +76,38 @@ describe("Settings", () => {
     assert.include(issue!.expected, "does not close")
   })
 
+  it("a rule only deny and ask lists may hold fails in the allow list, naming the file, the field and why", () => {
+    const error = Settings.decode(
+      "/p/settings.json",
+      JSON.stringify({ permissions: { allow: ["Bash(ok)", "mcp__*"], deny: ["mcp__*", "B*"] } })
+    )
+    assert.isTrue(Either.isLeft(error))
+    const failure = Either.getLeft(error).pipe((o) => o._tag === "Some" ? o.value : assert.fail("decoded"))
+    assert.strictEqual(failure.file, "/p/settings.json")
+    assert.deepStrictEqual(failure.issues.map((issue) => issue.field), ["permissions.allow[1]"])
+    assert.include(failure.message, "mcp__*")
+    assert.include(failure.message, "only after an MCP server's name")
+    // As deny rules, tool-name globs load, and the documented allow form after a server does too.
+    assert.isTrue(
+      Either.isRight(Settings.decode("s", JSON.stringify({ permissions: { allow: ["mcp__github__get_*"] } })))
+    )
+  })
+
+  // Documented rules that mistype a command fail loudly rather than matching nothing.
+  it("a command rule for a tool parameter, several commands or a redirection fails saying why", () => {
+    for (
+      const [rule, why] of [
+        ["Bash(command:rm *)", "parameter"],
+        ["Bash(ls && rm)", "more than one command"],
+        ["Bash(ls > out)", "redirection"],
+        ["Read(!secrets/**)", "!"]
+      ] as const
+    ) {
+      const [issue] = issues("/p/settings.json", JSON.stringify({ permissions: { deny: [rule] } }))
+      assert.include(issue!.expected, why, rule)
+    }
+  })
+
   it("reports every problem at once: a bad mode, a wrong type, an unknown key", () => {
     const found = issues(
       "/p/settings.json",
