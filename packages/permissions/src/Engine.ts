@@ -7,32 +7,42 @@
  *
  * 1. before-call hooks run (they may rewrite the input; the rest of the
  *    evaluation sees the rewritten call);
- * 2. deny rules: a match denies, whatever a hook, the mode or the person
- *    would say;
- * 3. a hook's deny, then a hook's allow;
- * 4. ask rules (and a hook's ask): the call is asked about;
- * 5. the mode: it may allow (reads, edits in `acceptEdits`, everything in
- *    `bypassPermissions`) or deny (writes in `plan`);
- * 6. allow rules, those of the settings and those the person added with
- *    "always allow" in this session;
- * 7. with `autoAllowSandboxedCommands`, a command confined to the OS
+ * 2. deny rules: a match on any reading of the call denies, whatever a hook,
+ *    the mode or the person would say (for a command, every command any
+ *    reading of the line could run, `CommandLine`; for a path, the path as
+ *    written and after symbolic links; a Read deny also covers the files a
+ *    command names and the tools that write);
+ * 3. a hook's deny;
+ * 4. ask rules and a hook's ask: the person is asked, in every mode
+ *    (`dontAsk` denies, saying why);
+ * 5. a command that could destroy the machine, the home directory or the
+ *    workspace (`CommandRisk`): asked about in every mode;
+ * 6. a hook's allow;
+ * 7. a URL: only a domain rule lets it run without a question;
+ * 8. a write to a protected path (`.git`, `.claude`, `.bashrc`…): asked
+ *    about except in `bypassPermissions`;
+ * 9. the mode: it may allow (reads, everything in `bypassPermissions`) or
+ *    deny (edits in `plan`);
+ * 10. allow rules, those the person added with "always allow" in this
+ *    session, and the read-only commands (`ReadOnlyCommands`); in
+ *    `acceptEdits`, the file commands inside the workspace. A command line
+ *    is allowed by rules only when it is provably simple and every command
+ *    in it, and every command its wrappers run, is covered;
+ * 11. with `autoAllowSandboxedCommands`, a command confined to the OS
  *    sandbox, in `default` and `acceptEdits` (see `SandboxRules`);
- * 8. the person, through the `Approver`. What asking means depends on the
+ * 12. the person, through the `Approver`. What asking means depends on the
  *    mode: `dontAsk` denies, `bypassPermissions` allows, `plan` denies
- *    writes; with no one to ask, the call is denied and the model is told
+ *    edits; with no one to ask, the call is denied and the model is told
  *    why.
  *
  * A command that asks to run outside the sandbox (`sandbox: "unconfined"`
- * on its subject) always reaches the person: from step 3 on, a hook's allow,
- * the mode's allow and allow rules only add to the trail, `bypassPermissions`
- * asks, and where no one can be asked it is denied, saying why.
+ * on its subject) always reaches the person: a hook's allow, the mode's
+ * allow and allow rules only add to the trail, `bypassPermissions` asks, and
+ * where no one can be asked it is denied, saying why.
  *
- * A shell command made of several commands (`a && b`, `a | b`, `$(...)`,
- * subshells) is allowed by rules only if every command in it is, and is
- * denied if any is. "Always allow" stores exactly the rules the person was
- * shown: one exact rule per command not yet allowed, never a rule for the
- * compound as a whole, and none at all when the command could not be read
- * with certainty.
+ * "Always allow" stores exactly the rules the person was shown: one exact
+ * rule per command not yet allowed, never a rule for the compound as a
+ * whole, and none at all when the command could not be read with certainty.
  *
  * Every decision is reported to `onDecision` and recorded on a span, with
  * the arguments redacted. The span ends with its exit redacted too (see

@@ -6,12 +6,13 @@
  * ```text
  * Bash                         every call of the tool
  * Bash(git status)             exactly this command
- * Bash(npm test:*)             this command and any arguments after it (whole words)
- * Read(src/**)                 paths, as globs resolved against the workspace
+ * Bash(npm test:*)             this command and any arguments after it (whole words); also Bash(npm test *)
+ * Bash(git * main)             a * word stands for any words; Bash(ls*) continues the word (lsof)
+ * Read(src/**)                 paths, as gitignore globs (see PathRule); Read(.env) at any depth
  * Edit(/docs/**)               "/" is the workspace root; "//" the file system root; "~/" the home directory
- * WebFetch(domain:example.com) URLs on this host; domain:*.example.com for its subdomains
- * mcp__github                  every tool of an MCP server
- * mcp__github__create_issue    one MCP tool
+ * WebFetch(domain:example.com) URLs on this host; domain:*.example.com its subdomains; domain:* every host
+ * mcp__github                  every tool of an MCP server (also mcp__github__*)
+ * mcp__github__create_issue    one MCP tool; mcp__github__get_* some; mcp__* (deny and ask only) all
  * ```
  *
  * The specifier is read according to what the call acts on (its
