@@ -11,6 +11,9 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/src/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    sequence: { concurrent: false }
+    sequence: { concurrent: false },
+    // Files that load the bash grammar would each wait ~1.3 s at exit for V8's
+    // background tier-up of its WebAssembly (see apps/cli/src/bin.ts).
+    poolOptions: { forks: { execArgv: ["--liftoff-only"] } }
   }
 })
