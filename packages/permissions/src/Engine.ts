@@ -87,6 +87,13 @@ export interface Config {
   readonly workspaceRoot: string
   /** Where `~/` in path rules points. Rules that use `~` fail to load without it. */
   readonly homeDirectory?: string | undefined
+  /**
+   * Compare paths without case, as the file system does. Default: on macOS
+   * and Windows, whose default file systems do.
+   *
+   * @since 0.3.0
+   */
+  readonly caseInsensitivePaths?: boolean | undefined
   /** Default: `default`. */
   readonly mode?: Mode.Mode | undefined
   readonly allow?: ReadonlyArray<string | Rule.Rule> | undefined
@@ -596,7 +603,9 @@ export const make = (
     const commandLine = yield* CommandLine.make
     const location: Rule.Location = {
       workspaceRoot: Rule.normalize(config.workspaceRoot),
-      homeDirectory: config.homeDirectory
+      homeDirectory: config.homeDirectory,
+      caseInsensitive: config.caseInsensitivePaths ??
+        PathRule.defaultCaseInsensitive(globalThis.process?.platform ?? "")
     }
     const denyRules = yield* compileAll(config.deny, location, "deny")
     const askRules = yield* compileAll(config.ask, location, "ask")
