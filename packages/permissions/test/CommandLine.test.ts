@@ -49,6 +49,9 @@ describe("CommandLine", () => {
         "cat <<< x",
         "echo x > $F",
         "ls\r#; rm -rf /",
+        // To bash these are the commands `ls\r-la` and `status\r`: not what a rule for ls or git status names.
+        "ls\r-la",
+        "git status\r",
         "ls \\\n-la",
         "ls ~",
         "ls {a,b}",
