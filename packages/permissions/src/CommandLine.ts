@@ -93,6 +93,16 @@ export interface Analysis {
   readonly readings: ReadonlyArray<ReadonlyArray<string>>
   /** Every file a redirection in the line could write, as far as the line tells, for path deny rules. */
   readonly writes: ReadonlyArray<string>
+  /**
+   * Why the readings may not be all the commands the line runs: a command
+   * whose name is computed when it runs (`$CMD`, `${x#a}`, `"$@"`, a glob such
+   * as `/bin/r[m]`), or a line too large or too nested to follow to the end.
+   * Deny and ask rules then apply, since they could match. `undefined` when
+   * the readings are complete as far as the line tells.
+   */
+  readonly open: string | undefined
+  /** Command names that are globs (`/bin/r[m]`, `ls*`): the command is any file they match. */
+  readonly globNames: ReadonlyArray<string>
 }
 
 /**
@@ -190,8 +200,25 @@ export const make: Effect.Effect<Service, ParserUnavailable> = Effect.map(
     try: loadParser,
     catch: (cause) => new ParserUnavailable({ reason: cause instanceof Error ? cause.message : String(cause) })
   }),
-  (parser) => ({ analyse: (source: string) => analyseWith(parser, source, 0) })
+  (parser) => ({
+    analyse: (source: string) => {
+      // Analysis is synchronous, so one budget per call can live here.
+      budget = { parses: maxParses, chars: maxChars, open: undefined }
+      const analysis = analyseWith(parser, source, 0)
+      return budget.open === undefined ? analysis : { ...analysis, open: analysis.open ?? budget.open }
+    }
+  })
 )
+
+/** Scripts within scripts are parsed at most this many times per line: nested `eval` and `$(…)` must stay linear. */
+const maxParses = 48
+/** …and at most this many characters in all: each nested `eval` re-reads the rest of the line. */
+const maxChars = 128 * 1024
+let budget: { parses: number; chars: number; open: string | undefined } = {
+  parses: maxParses,
+  chars: maxChars,
+  open: undefined
+}
 
 /**
  * @since 0.3.0
@@ -216,15 +243,21 @@ const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): 
   const doubts: Array<string> = []
   const unsafe = sourceDoubt(source)
   if (unsafe !== undefined) doubts.push(unsafe)
-  if (source.length > maxSource || depth > maxDepth) {
+  budget.chars -= source.length
+  const exhausted = budget.parses-- <= 0 || (depth > 0 && budget.chars < 0)
+  if (source.length > maxSource || depth > maxDepth || exhausted) {
+    const why = depth > maxDepth || exhausted ? "it nests scripts too deeply to follow" : "it is too long to analyse"
     lexicalReadings(source, readings)
+    budget.open ??= why
     return {
       source,
       simple: false,
       commands: [],
-      doubts: [depth > maxDepth ? "it nests scripts too deeply to follow" : "it is too long to analyse"],
+      doubts: [why],
       readings: readings.all,
-      writes: readings.writes
+      writes: readings.writes,
+      open: why,
+      globNames: readings.globs
     }
   }
   let commands: ReadonlyArray<Command> = []
@@ -238,7 +271,9 @@ const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): 
       commands: [],
       doubts: ["it could not be parsed"],
       readings: readings.all,
-      writes: readings.writes
+      writes: readings.writes,
+      open: "it could not be parsed",
+      globNames: readings.globs
     }
   }
   try {
@@ -269,7 +304,16 @@ const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): 
       again.delete()
     }
   }
-  return { source, simple, commands, doubts: dedupe(doubts), readings: readings.all, writes: readings.writes }
+  return {
+    source,
+    simple,
+    commands,
+    doubts: dedupe(doubts),
+    readings: readings.all,
+    writes: readings.writes,
+    open: readings.open,
+    globNames: readings.globs
+  }
 }
 
 const dedupe = (items: ReadonlyArray<string>) => [...new Set(items)]
@@ -346,8 +390,17 @@ const plainCommands = (root: TreeSitter.Node, source: string): ReadonlyArray<Pla
   return coverageProblem(root, source) ?? out
 }
 
-const statements = (node: TreeSitter.Node, out: Array<Plain>): string | undefined => {
-  for (const child of node.children) {
+const statements = (root: TreeSitter.Node, out: Array<Plain>): string | undefined => {
+  // An explicit stack, children pushed in reverse: `a && b && …` nests one
+  // list per operator, and a long line must not exhaust the call stack.
+  const stack: Array<TreeSitter.Node> = []
+  const pushChildren = (node: TreeSitter.Node) => {
+    const children = node.children
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
+  }
+  pushChildren(root)
+  while (stack.length > 0) {
+    const child = stack.pop()!
     switch (child.type) {
       case "command": {
         const plain = plainCommand(child, [])
@@ -365,11 +418,9 @@ const statements = (node: TreeSitter.Node, out: Array<Plain>): string | undefine
         break
       }
       case "list":
-      case "pipeline": {
-        const problem = statements(child, out)
-        if (problem !== undefined) return problem
+      case "pipeline":
+        pushChildren(child)
         break
-      }
       default:
         if (!child.isNamed && separators.has(child.type)) break
         return describeConstruct(child)
@@ -598,11 +649,17 @@ const fromInput = "<words read from input>"
 
 /** Words that only set up how the next command runs, stripped before rules look at it. */
 const preliminary = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
-  // zsh's `noglob`, and a bare `xargs` with no option (it runs its command on the words it reads).
+  // zsh's `noglob`, and a bare `xargs` with no option (it runs its command on the words it reads),
+  // when that command only reads whatever words it gets: `xargs grep x`, not `xargs find` or `xargs rm`.
   if (words[0] === "noglob" && words.length > 1) return preliminary(words.slice(1))
-  if (words[0] === "xargs" && words.length > 1 && !words[1]!.startsWith("-")) return preliminary(words.slice(1))
+  if (words[0] === "xargs" && words.length > 1 && !words[1]!.startsWith("-") && readsOnly.has(words[1]!)) {
+    return preliminary(words.slice(1))
+  }
   return words
 }
+
+/** Commands whose every option only reads, whatever words follow (see `CommandRisk.takesGlobs`). */
+const readsOnly = new Set(["ls", "cat", "head", "tail", "wc", "grep", "stat", "du", "diff", "echo", "file"])
 
 const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Command => {
   const words = plain.words
@@ -616,6 +673,14 @@ const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Comm
   const covers: Array<ReadonlyArray<string>> = []
   const scripts: Array<Analysis> = []
   const levels = unwrapped.readings.filter((reading) => reading._tag === "Words")
+  // GNU time writes its report to a file with -o: more than a transparent wrapper.
+  if (
+    levels.some((reading) =>
+      reading.words[0] === "time" && reading.words.some((w) => /^(?:-o|--output|-[a-z]*o.*|--output=.*)$/.test(w))
+    )
+  ) {
+    doubts.push("time -o writes its report to a file")
+  }
   const launcher = levels.find((reading) => launchers.has(reading.words[0] ?? ""))
   if (launcher !== undefined) {
     doubts.push(`${launcher.words[0]} runs another command: only a rule naming the whole command allows it`)
@@ -654,8 +719,22 @@ class Readings {
   private readonly seen = new Set<string>()
   readonly all: Array<ReadonlyArray<string>> = []
   readonly writes: Array<string> = []
+  /** Command names that are globs (`/bin/r[m]`): bash runs whatever file they match. */
+  readonly globs: Array<string> = []
+  open: string | undefined = undefined
+  get full() {
+    return this.all.length >= maxReadings
+  }
   add(words: ReadonlyArray<string>) {
-    if (words.length === 0 || this.all.length >= maxReadings) return
+    if (words.length === 0) return
+    // A name computed when the command runs could be any command.
+    const name = words[0]!
+    if (/[$`]/.test(name)) this.open ??= "its command name is computed when it runs"
+    else if (/[*?[]/.test(name) && name !== "[" && name !== "[[" && this.globs.length < 64) this.globs.push(name)
+    if (this.all.length >= maxReadings) {
+      this.open ??= "it runs more commands than the engine follows"
+      return
+    }
     const key = words.join("\u0000")
     if (this.seen.has(key)) return
     this.seen.add(key)
@@ -675,8 +754,16 @@ const collectReadings = (
 ): void => {
   const env: Env = new Map()
   const stack: Array<TreeSitter.Node> = [root]
-  while (stack.length > 0) {
+  const depths: Array<number> = [0]
+  while (stack.length > 0 && !readings.full) {
     const node = stack.pop()!
+    const level = depths.pop()!
+    // Beyond this nesting the rest is read lexically, once: deep trees must not cost quadratic time.
+    if (level > maxNesting) {
+      lexicalReadings(node.text, readings)
+      readings.open ??= "it nests too deeply to follow"
+      continue
+    }
     switch (node.type) {
       case "ERROR":
         lexicalReadings(node.text, readings)
@@ -684,16 +771,38 @@ const collectReadings = (
       case "variable_assignment": {
         const name = node.childForFieldName("name")?.text
         const value = node.childForFieldName("value")
-        if (name !== undefined) env.set(name, value === null ? "" : fieldsOf(value, env).join(" "))
+        if (name !== undefined) env.set(name, value === null ? "" : fieldsOf(value, env).join(" ").slice(0, maxValue))
+        // A value may be evaluated later as arithmetic (`$((x))`) or a prompt (`${x@P}`).
+        if (value !== null) substitutionReadings(parser, value.text, readings, depth)
         break
       }
       case "command":
         commandReadings(parser, node, env, readings, depth)
         break
+      case "pipeline":
+        pipedScripts(parser, node, env, readings, depth)
+        break
+      case "declaration_command":
+        // `declare -i x='a[$(cmd)]'` and `declare 'a[$(cmd)]=1'` evaluate subscripts.
+        substitutionReadings(parser, node.text, readings, depth)
+        break
       case "test_command":
         // `[[ a -eq 'a[$(cmd)]' ]]` evaluates its operands as arithmetic, subscripts included.
         substitutionReadings(parser, node.text.replace(/^\[\[|\]\]$/g, ""), readings, depth)
         break
+      case "heredoc_redirect": {
+        // `cat <<EOF | sh`: the grammar hangs the pipeline on the redirection; a shell in it reads the body.
+        const piped = node.children.find((c) => c.type === "pipeline")
+        const body = node.children.find((c) => c.type === "heredoc_body")
+        if (piped !== undefined && body !== undefined) {
+          const reads = piped.namedChildren.some((stage) => {
+            const words = commandWords(stage, env)
+            return words !== undefined && Wrappers.unwrap(preliminary(words)).readsStdinScript
+          })
+          if (reads) scriptReadings(parser, body.text, readings, depth)
+        }
+        break
+      }
       case "heredoc_body": {
         // A here-document expands its substitutions unless its delimiter is
         // quoted; the grammar leaves some of them as text.
@@ -711,9 +820,62 @@ const collectReadings = (
       }
     }
     const children = node.children
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
+    for (let i = children.length - 1; i >= 0; i--) {
+      stack.push(children[i]!)
+      depths.push(level + 1)
+    }
   }
 }
+
+/**
+ * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`: what one stage
+ * prints, a shell reading its input in the next stage runs.
+ */
+const pipedScripts = (
+  parser: TreeSitter.Parser,
+  pipeline: TreeSitter.Node,
+  env: Env,
+  readings: Readings,
+  depth: number
+): void => {
+  const stages = pipeline.namedChildren
+  for (let i = 1; i < stages.length; i++) {
+    const reader = commandWords(stages[i]!, env)
+    if (reader === undefined || !Wrappers.unwrap(preliminary(reader)).readsStdinScript) continue
+    const writer = stages[i - 1]!
+    const words = commandWords(writer, env)
+    if (words !== undefined && (words[0] === "echo" || words[0] === "printf")) {
+      scriptReadings(parser, words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "), readings, depth)
+    }
+    const body = writer.type === "redirected_statement"
+      ? writer.children.find((c) => c.type === "heredoc_redirect")?.children.find((c) => c.type === "heredoc_body")
+      : undefined
+    if (body !== undefined) scriptReadings(parser, body.text, readings, depth)
+    const herestring = (writer.type === "command" ? writer : writer.namedChildren[0])?.children.find((c) =>
+      c.type === "herestring_redirect"
+    )
+    const value = herestring?.namedChildren.at(-1)
+    if (value !== undefined && words?.[0] === "cat") {
+      scriptReadings(parser, fieldsOf(value, env).join(" "), readings, depth)
+    }
+  }
+}
+
+/** The words of a stage's command, as far as the line tells. */
+const commandWords = (stage: TreeSitter.Node, env: Env): ReadonlyArray<string> | undefined => {
+  const command = stage.type === "command" ? stage : stage.namedChildren.find((c) => c.type === "command")
+  if (command === undefined) return undefined
+  const words: Array<string> = []
+  for (const child of command.children) {
+    if (child.type === "variable_assignment" || redirectTypes.has(child.type)) continue
+    const target = child.type === "command_name" ? child.firstChild : child
+    if (target !== null) words.push(...fieldsOf(target, env))
+  }
+  return words
+}
+
+const maxNesting = 200
+const maxValue = 4_096
 
 const commandReadings = (
   parser: TreeSitter.Parser,
@@ -758,6 +920,41 @@ const commandReadings = (
   // it (`printf -v 'a[$(cmd)]'`): quoting does not stop them.
   if (evaluating.has(stripped[0] ?? "")) {
     for (const word of stripped.slice(1)) substitutionReadings(parser, word, readings, depth)
+  }
+  for (const script of laterScripts(stripped)) scriptReadings(parser, script, readings, depth)
+}
+
+/**
+ * Code a builtin keeps to run later, which a deny rule must see now: a trap's
+ * action, an alias's value, `mapfile -C`'s and `complete -C`'s callback, and
+ * the program `hash -p` binds to a name.
+ */
+const laterScripts = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const args = words.slice(1)
+  switch (words[0]) {
+    case "trap": {
+      const action = args.find((w) => !/^-[lp]$/.test(w) && w !== "--")
+      return action === undefined ? [] : [action]
+    }
+    case "alias":
+      return args.filter((w) => w.includes("=")).map((w) => w.slice(w.indexOf("=") + 1))
+    case "mapfile":
+    case "readarray":
+    case "complete":
+    case "compgen": {
+      const i = args.findIndex((w) => /^-[A-Za-z]*C/.test(w))
+      if (i < 0) return []
+      const flag = args[i]!
+      return flag.endsWith("C")
+        ? (args[i + 1] === undefined ? [] : [args[i + 1]!])
+        : [flag.slice(flag.indexOf("C") + 1)]
+    }
+    case "hash": {
+      const i = args.indexOf("-p")
+      return i >= 0 && args[i + 1] !== undefined ? [args[i + 1]!] : []
+    }
+    default:
+      return []
   }
 }
 
@@ -806,6 +1003,8 @@ const substitutions = (text: string): ReadonlyArray<string> => {
 
 const scriptReadings = (parser: TreeSitter.Parser, script: string, readings: Readings, depth: number) => {
   const inner = analyseWith(parser, script, depth + 1)
+  readings.open ??= inner.open
+  readings.globs.push(...inner.globNames.slice(0, 64 - readings.globs.length))
   for (const words of inner.readings) readings.add(words)
   readings.writes.push(...inner.writes.slice(0, maxReadings - readings.writes.length))
 }
@@ -877,14 +1076,23 @@ const expansionValue = (node: TreeSitter.Node, env: Env): string => {
   const name = node.namedChildren.find((c) => c.type === "variable_name" || c.type === "special_variable_name")
   if (name === undefined) return node.text
   if (name.text === "IFS") return " "
+  // A changed IFS splits words where the engine cannot follow: the value is unknown.
+  if (env.has("IFS")) return node.text
   const known = env.get(name.text)
-  if (known !== undefined) return known
-  // `${X:-default}`, `${X-default}`, `${X:=default}`: with X unknown, the default is one reading.
-  const operator = node.children.find((c) => /^:?[-=]$/.test(c.type))
-  if (operator !== undefined) {
-    const after = node.namedChildren.filter((c) => c.startIndex > operator.startIndex)
-    if (after.length > 0) return after.map((c) => fieldsOf(c, env).join(" ")).join("")
-  }
+  const operators = node.children.filter((c) => !c.isNamed && c.type !== "${" && c.type !== "}" && c.type !== "$")
+  if (operators.length === 0) return known ?? node.text
+  const operator = operators[0]!
+  const operand = () =>
+    node.namedChildren
+      .filter((c) => c.startIndex > operator.startIndex)
+      .map((c) => fieldsOf(c, env).join(" "))
+      .join("")
+  // `${X:-default}`, `${X:=default}`: the value, or the default; with X unknown, the default is one reading.
+  if (operators.length === 1 && /^:?[-=]$/.test(operator.type)) return known ?? operand()
+  // `${X:+alternative}`: the alternative when X is set.
+  if (operators.length === 1 && /^:?\+$/.test(operator.type)) return known === "" ? "" : operand()
+  // Anything else (`${x#a}`, `${x,,}`, `${!y}`, `${x/a/b}`, `${x@P}`) transforms the value in ways
+  // the engine does not model: unknown, and a command named by it is open.
   return node.text
 }
 
@@ -900,6 +1108,8 @@ const maxBraceFields = 64
 
 /** Bash's brace expansion of an unquoted word (`{a,b}`, nested), bounded. */
 const braceExpand = (text: string): ReadonlyArray<string> => {
+  // Past this, expansion would only repeat work: such a word is read as written.
+  if (text.length > 1_000 || (text.match(/\{/g)?.length ?? 0) > 16) return [text]
   const out: Array<string> = []
   const expand = (word: string) => {
     if (out.length >= maxBraceFields) return
@@ -982,6 +1192,10 @@ const decodeAnsiC = (body: string): string =>
  */
 const lexicalReadings = (text: string, readings: Readings): void => {
   for (const segment of text.split(/[;&|()\n\r`{}]|\$\(|<\(|>\(/)) {
+    if (readings.full) {
+      readings.open ??= "it runs more commands than the engine follows"
+      return
+    }
     const words = segment.replace(/["']/g, "").split(/[ \t]+/).filter((w) => w !== "")
     if (words.length === 0) continue
     readings.add(words)
@@ -992,5 +1206,9 @@ const lexicalReadings = (text: string, readings: Readings): void => {
     }
   }
   // Brace groups written as words (`{rm,-rf,/}`) are a command once expanded.
-  for (const match of text.matchAll(/\{[^{}\s]*,[^{}\s]*\}/g)) readings.add(braceExpand(match[0]))
+  let groups = 0
+  for (const match of text.matchAll(/\{[^{}\s]*,[^{}\s]*\}/g)) {
+    if (++groups > 256 || readings.full) break
+    readings.add(braceExpand(match[0]))
+  }
 }

@@ -77,22 +77,55 @@ const normalize = (path: string): string => {
   return absolute ? `/${joined}` : joined === "" ? "." : joined
 }
 
-const isHome = (word: string): boolean => /^(?:~|\$HOME|\$\{HOME\})\/?\*?$/.test(word)
+const isHome = (word: string): boolean =>
+  /^(?:~\+?|\$HOME|\$\{HOME(?::?[-?=+][^}]*)?\}|\$PWD|\$\{PWD\}|"\$HOME"|"\$PWD")$/.test(word)
 
-/** A target whose loss is a lost machine, home or workspace. */
-const isVital = (word: string, location: Location | undefined): boolean => {
-  if (isHome(word) || word === "*" || word === "." || word === ".." || word === "./" || word === "../") return true
-  if (!word.startsWith("/")) return false
-  const path = normalize(word.replace(/\/\*$/, "/"))
-  if (systemDirectories.has(path)) return true
-  if (location !== undefined) {
-    if (path === normalize(location.workspaceRoot)) return true
-    if (location.homeDirectory !== undefined && path === normalize(location.homeDirectory)) return true
+/** Strips what only widens a target: trailing slashes and globs (`/*`, `/**`, `//`), quotes. */
+const stem = (word: string): string => {
+  let w = word.replace(/^["']|["']$/g, "")
+  for (let previous = ""; previous !== w;) {
+    previous = w
+    w = w.replace(/\/+$/, "").replace(/\/\*+$/, "").replace(/^\*+$/, ".")
   }
-  return false
+  return w === "" ? "/" : w
+}
+
+const temporary = /^\/(?:tmp|var\/tmp)(?:\/|$)/
+
+/**
+ * A target whose loss is a lost machine, home or workspace: `/` and the
+ * system's directories, the home directory, the workspace and what holds
+ * it, and, for a recursive removal, anything outside the workspace but the
+ * temporary directories.
+ */
+const isVital = (word: string, location: Location | undefined): boolean => {
+  const target = stem(word)
+  const home = target.replace(/^(?:~\+?|\$\{?HOME[^/]*|"?\$HOME"?)(?=\/|$)/, "~")
+  if (isHome(target) || home === "~" || target === "." || target === "..") return true
+  let path: string
+  if (home.startsWith("~/")) {
+    if (location?.homeDirectory === undefined) return true
+    path = normalize(`${location.homeDirectory}/${home.slice(2)}`)
+  } else if (target.startsWith("/")) path = normalize(target)
+  else if (location !== undefined) path = normalize(`${location.workspaceRoot}/${target}`)
+  else return false
+  if (systemDirectories.has(path)) return true
+  if (location === undefined) return false
+  const root = normalize(location.workspaceRoot)
+  const inside = path === root || path.startsWith(root === "/" ? "/" : `${root}/`)
+  // The workspace itself, or a directory that holds it.
+  if (path === root || root.startsWith(path === "/" ? "/" : `${path}/`)) return true
+  if (location.homeDirectory !== undefined && path === normalize(location.homeDirectory)) return true
+  return !inside && !temporary.test(path)
 }
 
 const base = (word: string | undefined): string => (word ?? "").split("/").pop() ?? ""
+
+/** An unambiguous abbreviation of a long option, as getopt_long accepts: `--recur` for `--recursive`. */
+const longOption = (words: ReadonlyArray<string>, option: string, shortest: number): boolean =>
+  words.some((w) => w.length >= shortest && option.startsWith(w.split("=")[0]!))
+
+const device = /^\/+dev\/+(?!null$|zero$|random$|urandom$|stdout$|stderr$|stdin$|tty$|fd\/|shm\/)/
 
 /**
  * Why this command (its words, wrappers already unwrapped) could destroy
@@ -105,61 +138,108 @@ const base = (word: string | undefined): string => (word ?? "").split("/").pop()
 export const destructive = (words: ReadonlyArray<string>, location?: Location): string | undefined => {
   const name = base(words[0])
   switch (name) {
-    case "rm": {
-      if (words.includes("--no-preserve-root")) return "it removes / (--no-preserve-root)"
-      const recursive = /[rR]/.test(flags(words)) || words.includes("--recursive")
+    case "rm":
+    case "rmdir": {
+      if (longOption(words, "--no-preserve-root", 4)) return "it removes / (--no-preserve-root)"
+      const recursive = /[rR]/.test(flags(words)) || longOption(words, "--recursive", 3)
       const target = operands(words).find((w) => isVital(w, location))
-      if (target !== undefined && (recursive || /f/.test(flags(words)) || target.endsWith("*"))) {
-        return `it removes ${target} recursively`
-      }
-      return undefined
+      if (target === undefined) return undefined
+      const wide = recursive || target.includes("*")
+      // Without -r, only the vital names themselves: `rm /tmp/x` is an ordinary removal.
+      return wide || isVital(target, undefined) ? `it removes ${target}${recursive ? " recursively" : ""}` : undefined
     }
     case "chmod":
     case "chown":
     case "chgrp": {
-      const recursive = /R/.test(flags(words)) || words.includes("--recursive")
-      const target = operands(words).slice(1).find((w) => isVital(w, location))
+      const recursive = /R/.test(flags(words)) || longOption(words, "--recursive", 4)
+      const target = operands(words).find((w) => isVital(w, location) && !/^[0-7]{3,4}$|^[ugoa]*[-+=]/.test(w))
       return recursive && target !== undefined ? `it changes ownership or modes of ${target} recursively` : undefined
     }
-    case "find":
-      return words.includes("-delete") && operands(words).some((w) => isVital(w, location))
-        ? "it deletes everything under a vital directory"
+    case "find": {
+      const acts = words.some((w) => /^-(?:delete|exec|execdir|ok|okdir)$/.test(w))
+      if (!acts) return undefined
+      const starts: Array<string> = []
+      for (const word of words.slice(1)) {
+        if (/^[-(!]/.test(word)) break
+        starts.push(word)
+      }
+      // No starting point is the current directory: the workspace.
+      return starts.length === 0 || starts.some((w) => isVital(w, location))
+        ? "it deletes or runs a command on everything under a vital directory"
+        : undefined
+    }
+    case "mv":
+      return operands(words).slice(0, -1).some((w) =>
+          isVital(w, undefined) || systemDirectories.has(normalize(stem(w)))
+        )
+        ? "it moves a system directory, the home directory or the workspace away"
         : undefined
     case "dd":
-      return words.some((w) => /^of=\/dev\/(?!null$|zero$|stdout$|stderr$)/.test(w))
-        ? "it writes to a device"
-        : undefined
+      return words.some((w) => w.startsWith("of=") && device.test(w.slice(3))) ? "it writes to a device" : undefined
+    case "tee":
+    case "cp":
     case "shred":
     case "wipefs":
     case "blkdiscard":
-      return words.some((w) => w.startsWith("/dev/")) ? "it erases a device" : undefined
+      return operands(words).some((w) => device.test(w)) ? "it writes to or erases a device" : undefined
+    case "kill":
+    case "pkill":
+      // `kill -9 -1`: the process -1 is every process the user may signal.
+      return words.length > 2 && words.at(-1) === "-1" ? "it signals every process" : undefined
+    case "xargs": {
+      // What xargs runs gets its operands from input: a recursive removal through it could be anything.
+      const rm = words.findIndex((w) => base(w) === "rm")
+      return rm > 0 && /[rR]/.test(flags(words.slice(rm))) ? "it removes what it reads, recursively" : undefined
+    }
     case "shutdown":
     case "reboot":
     case "halt":
     case "poweroff":
       return "it stops the machine"
     default:
-      return /^mkfs(?:\..+)?$/.test(name) || name === "mke2fs" || name === "mkswap" ? "it formats a device" : undefined
+      return /^mkfs(?:\..+)?$/.test(name) || /^(?:mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs)$/.test(name)
+        ? "it formats a device"
+        : undefined
   }
 }
 
-const shells = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "perl", "ruby", "node"])
+const shells = new Set([
+  "sh",
+  "bash",
+  "zsh",
+  "dash",
+  "ksh",
+  "fish",
+  "python",
+  "python3",
+  "perl",
+  "ruby",
+  "node",
+  "source",
+  "."
+])
 const fetchers = new Set(["curl", "wget", "fetch", "aria2c"])
 
 /**
- * Why a line is destructive as a whole: a download piped into a shell, or
- * a fork bomb. The words of a pipeline are given in order.
+ * Why a line is destructive as a whole: a download run as code, a write
+ * to a device through a redirection, or a fork bomb.
  *
  * @since 0.3.0
  * @category classification
  */
-export const destructiveLine = (source: string, readings: ReadonlyArray<ReadonlyArray<string>>): string | undefined => {
+export const destructiveLine = (
+  source: string,
+  readings: ReadonlyArray<ReadonlyArray<string>>,
+  writes: ReadonlyArray<string> = []
+): string | undefined => {
   if (/:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:/.test(source)) return "it is a fork bomb"
+  const bomb = /([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)\s*\{[^}]*\b\1\s*\|&?\s*\1\b/.exec(source)
+  if (bomb !== null) return "it is a fork bomb"
+  if (writes.some((path) => device.test(path))) return "it writes to a device"
   const names = new Set(readings.map((words) => base(words[0])))
   const fetches = [...fetchers].some((name) => names.has(name))
-  const pipesToShell = /\|\s*(?:sudo\s+)?(?:\S*\/)?(?:sh|bash|zsh|dash|ksh|python3?|perl|ruby|node)\b/.test(source)
-  if (fetches && pipesToShell) return "it runs code downloaded from the network"
-  if (fetches && [...names].some((name) => shells.has(name)) && /<\(\s*(?:curl|wget)\b/.test(source)) {
+  // A fetch next to anything that runs code: `curl … | sh`, `bash -c "$(curl …)"`, `source <(wget …)`.
+  if (fetches && [...names].some((name) => shells.has(name) || name === "eval")) {
     return "it runs code downloaded from the network"
   }
   return undefined
@@ -179,7 +259,13 @@ export const pathsOutside = (words: ReadonlyArray<string>, location: Location): 
   const inside = (path: string) => path === root || path.startsWith(root === "/" ? "/" : `${root}/`)
   const out: Array<string> = []
   for (const word of words.slice(1)) {
-    const value = /^--?[A-Za-z0-9][A-Za-z0-9-]*=/.test(word) ? word.slice(word.indexOf("=") + 1) : word
+    // `--file=/x`, and a value attached to a short option: `-f/etc/passwd`, `-C../x`.
+    const attached = /^-[A-Za-z0-9]+?([/~.].*)$/.exec(word)
+    const value = /^--?[A-Za-z0-9][A-Za-z0-9-]*=/.test(word)
+      ? word.slice(word.indexOf("=") + 1)
+      : attached !== null && /^(?:\/|~|\.\.)/.test(attached[1]!)
+      ? attached[1]!
+      : word
     if (/^\/dev\/(?:null|stdin|stdout|stderr|tty|fd\/[0-2])$/.test(value)) continue
     let path: string | undefined
     if (value === "~" || value.startsWith("~/") || /^~[A-Za-z0-9_.-]*(?:\/|$)/.test(value)) {
@@ -206,7 +292,11 @@ const globSafe = new Set(["ls", "cat", "head", "tail", "wc", "grep", "stat", "du
  * @category classification
  */
 export const takesGlobs = (covers: ReadonlyArray<ReadonlyArray<string>>): boolean =>
-  covers.every((words) => globSafe.has(words[0] ?? ""))
+  covers.every((words) =>
+    globSafe.has(words[0] ?? "") &&
+    // `.*` matches `..` in older bash and with globskipdots off: a glob must not climb out.
+    !words.some((word) => /(?:^|\/)\.[*?[]/.test(word))
+  )
 
 /**
  * The file commands `acceptEdits` runs without asking, as the leading

@@ -316,6 +316,20 @@ const restrictiveMatch = (rule: Compiled, target: Target): Match | undefined => 
     case "Command": {
       const pattern = rule.command
       if (pattern === undefined || Either.isLeft(pattern)) return { rule: rule.text, detail: undefined }
+      // A command the engine cannot name could be the one the rule names.
+      if (target.analysis.open !== undefined) {
+        return { rule: rule.text, detail: `${target.analysis.open}, and the rule could match it` }
+      }
+      const head = pattern.right.head
+      if (
+        head === undefined ?
+          target.analysis.globNames.length > 0 :
+          target.analysis.globNames.some((glob) =>
+            globMatches(glob, head) || globMatches(glob.split("/").pop() ?? glob, head)
+          )
+      ) {
+        return { rule: rule.text, detail: "its command name is a glob that could name the command the rule names" }
+      }
       // Every reading counts: a deny rule that could match what bash runs denies.
       const readings = target.analysis.readings
       for (const words of readings) {
@@ -417,15 +431,46 @@ const allowMatch = (
         }
         if (!command.scripts.every(covered)) return false
       }
-      if (name === "cd" || name === "pushd" || name === "popd") {
-        const to = command.words.length === 2 ? command.words[1]! : undefined
-        // `cd`, `cd -`, `cd ~x`, `popd`: somewhere the line does not say; nothing relative is inside from there.
-        if (to === undefined || to === "-" || to.startsWith("~") || name === "popd") cwds.push("/")
+      // `cd`, and `builtin cd`, `command cd`, `time cd`: wrappers that only change how it runs.
+      for (const words of [command.words, ...command.covers]) {
+        const head = words[0]
+        if (head !== "cd" && head !== "pushd" && head !== "popd") continue
+        const operands = words.slice(1)
+        let i = 0
+        while (i < operands.length && /^-[LPe@]+$/.test(operands[i]!)) i++
+        if (operands[i] === "--") i++
+        const to = i === operands.length - 1 ? operands[i] : undefined
+        // No operand (home), `-`, `~x`, `popd`, several operands: somewhere the line does not
+        // say; nothing relative is inside from there.
+        if (to === undefined || to === "-" || to.startsWith("~") || head === "popd") cwds.push("/")
         else for (const cwd of [...cwds]) cwds.push(Rule.resolve(to, { ...location, workspaceRoot: cwd }))
       }
       return true
     })
   return covered(analysis) ? [...used] : undefined
+}
+
+/** Whether a shell glob (`*`, `?`, `[…]`) matches a name. */
+const globMatches = (glob: string, name: string): boolean => {
+  let source = ""
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!
+    if (c === "*") source += ".*"
+    else if (c === "?") source += "."
+    else if (c === "[") {
+      const close = glob.indexOf("]", i + 2)
+      if (close < 0) source += "\\["
+      else {
+        source += `[${glob.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`
+        i = close
+      }
+    } else source += c.replace(/[.+^${}()|\\/]/g, "\\$&")
+  }
+  try {
+    return new RegExp(`^${source}$`).test(name)
+  } catch {
+    return true
+  }
 }
 
 /** Directories and files that hold a repository's machinery, or settings that run code. */
@@ -515,7 +560,11 @@ const destructionOf = (target: Target, location: Rule.Location): string | undefi
     const why = CommandRisk.destructive(words, location)
     if (why !== undefined) return `${why} (${CommandLine.print(words)})`
   }
-  return CommandRisk.destructiveLine(target.command, target.analysis.readings)
+  return CommandRisk.destructiveLine(
+    target.command,
+    target.analysis.readings,
+    target.analysis.writes.map((path) => Rule.normalize(path))
+  )
 }
 
 /**

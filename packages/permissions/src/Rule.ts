@@ -263,6 +263,8 @@ export interface CommandPattern {
   readonly regex: RegExp
   /** The words, when the pattern has no wildcard: it names exactly one command. */
   readonly exact: ReadonlyArray<string> | undefined
+  /** The command's name, when the pattern spells it out (`git` for `git * main`). */
+  readonly head: string | undefined
 }
 
 type PatternWord = ReadonlyArray<string | typeof star>
@@ -382,7 +384,9 @@ export const commandPattern = (specifier: string): Either.Either<CommandPattern,
     const exact = words.every((word) => word.every((part) => part !== star))
       ? words.map((word) => word.join(""))
       : undefined
-    return Either.right({ text, regex: new RegExp(`^${source}$`), exact })
+    const first = words[0]!
+    const head = first.every((part) => part !== star) ? first.join("") : undefined
+    return Either.right({ text, regex: new RegExp(`^${source}$`), exact, head })
   })
 }
 

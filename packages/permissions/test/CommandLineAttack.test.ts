@@ -7,8 +7,9 @@
  * no input crashes, hangs or takes long to decide.
  *
  * Cases that hold are plain tests. Cases where the engine breaks the promise
- * assert the correct outcome and are marked `fails`, each with a `FOUND:`
- * comment saying what bash does; the behaviour of bash claimed there was
+ * assert the correct outcome and are marked `fails`, each with a `found`
+ * field saying what bash does; a `FOUND:` comment on a plain test records
+ * what the attack found before the engine was fixed; the behaviour of bash claimed there was
  * checked with bash 5.2 (harmless `echo` stand-ins for `rm`).
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -71,6 +72,8 @@ interface Case {
   readonly expected: Outcome
   /** Set when the engine breaks the promise on this line: what bash does with it. */
   readonly found?: string
+  /** What bash does with a line the attack once found the engine wrong about. */
+  readonly why?: string
 }
 
 const run = (cases: ReadonlyArray<Case>) => {
@@ -127,7 +130,8 @@ describe("CommandLine attack", () => {
       { line: "ls \u3000/etc", config: "default", expected: "ask" },
       { line: "trap 'ls' EXIT", config: "default", expected: "ask" },
       { line: "printf -v x y", config: "default", expected: "ask" },
-      { line: "hash -p /bin/rm ls; ls y", config: "dontAsk", expected: "deny:mode" },
+      // hash -p binds ls to /bin/rm: the deny rule for rm sees it.
+      { line: "hash -p /bin/rm ls; ls y", config: "dontAsk", expected: "deny:rule" },
       { line: "shopt -s expand_aliases\nalias ls=cat\nls y", config: "dontAsk", expected: "deny:mode" },
       { line: ". ./x", config: "default", expected: "ask" },
       { line: "find . -delete", config: "default", expected: "ask" },
@@ -136,7 +140,8 @@ describe("CommandLine attack", () => {
       { line: "find . -name *.ts", config: "default", expected: "ask" },
       { line: "watch ls", config: "default", expected: "ask" },
       { line: "git diff --output=x", config: "default", expected: "ask" },
-      { line: "echo 'rm -rf y' | bash", config: "dontAsk", expected: "deny:mode" },
+      // What echo pipes into bash is a script: the deny rule for rm sees it.
+      { line: "echo 'rm -rf y' | bash", config: "dontAsk", expected: "deny:rule" },
       { line: "python3 -c 'print(1)'", config: "version", expected: "ask" }
     ])
   })
@@ -159,56 +164,49 @@ describe("CommandLine attack", () => {
       {
         line: "builtin cd && cat .ssh/id_rsa",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: `builtin cd` (no operand) changes to $HOME in the current shell, but the engine tracks
         // a change of directory only for a command named `cd`; cat then reads ~/.ssh/id_rsa, allowed by
         // the built-in read-only rules with no rule configured.
-        found: "builtin cd goes to $HOME; cat reads ~/.ssh/id_rsa"
       },
       {
         line: "command cd && cat .ssh/id_rsa",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: same with `command cd` (bash runs the builtin in the current shell).
-        found: "command cd goes to $HOME; cat reads ~/.ssh/id_rsa"
       },
       {
         line: "time cd && cat .ssh/id_rsa",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: `time` is a keyword: `time cd` runs the builtin in the current shell.
-        found: "time cd goes to $HOME; cat reads ~/.ssh/id_rsa"
       },
       {
         line: "cd -P && cat .ssh/id_rsa",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: `cd -P` (an option, no directory) goes to $HOME; the engine takes `-P` for a directory
         // named -P inside the workspace.
-        found: "cd -P goes to $HOME"
       },
       {
         line: "cd -- && cat .ssh/id_rsa",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: `cd --` goes to $HOME; the engine resolves `--` as a subdirectory of the workspace.
-        found: "cd -- goes to $HOME"
       },
       {
         line: "grep -f/etc/passwd -r .",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: grep reads its patterns from /etc/passwd; an option with its value attached
         // (`-f/path`) is not seen as naming a path, only `--file=/path` and `-f /path` are.
-        found: "grep -f/etc/passwd reads a file outside the workspace"
       },
       {
         line: "cat .*/.*/etc/passwd",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: the glob `.*` matches `..` in bash before 5.2 (Ubuntu 22.04's 5.1, macOS's 3.2), and in
         // bash 5.2 with `shopt -u globskipdots`: cat reads ../../etc/passwd, i.e. /etc/passwd.
-        found: "`.*` matches `..` where globskipdots is off"
       }
     ])
   })
@@ -224,25 +222,22 @@ describe("CommandLine attack", () => {
       {
         line: "echo . -delete | xargs find",
         config: "bare",
-        expected: "ask",
+        expected: "ask"
         // FOUND: xargs appends the words it reads, and a prefix rule (here the built-in `find *`) covers
         // any words; bash runs `find . -delete`, deleting the workspace, with no rule configured.
-        found: "xargs find runs find . -delete"
       },
       {
         line: "echo . -delete | xargs find",
         config: "dontAsk",
-        expected: "deny:mode",
+        expected: "deny:mode"
         // FOUND: the same in dontAsk with Bash(find:*): allowed by rule.
-        found: "xargs find runs find . -delete"
       },
       {
         line: "echo . -exec rm -rf x ';' | xargs find",
         config: "default",
-        expected: "ask",
+        expected: "ask"
         // FOUND: allowed by Bash(echo *) and Bash(find:*) although bash runs rm (denied by Bash(rm:*))
         // through find -exec: the deny rule cannot see the words xargs reads.
-        found: "xargs find -exec runs rm"
       },
       {
         line: "cat paths.txt | xargs cat",
@@ -255,17 +250,15 @@ describe("CommandLine attack", () => {
       {
         line: "nice time -o src/index.ts ls",
         config: "default",
-        expected: "ask",
+        expected: "ask"
         // FOUND: `time` and `nice` are "transparent", so only `ls` needs a rule, but nice runs GNU
         // /usr/bin/time, whose -o overwrites src/index.ts with its report (checked: it does).
-        found: "GNU time -o writes a file"
       },
       {
         line: "command time -o .git/hooks/pre-commit ls",
         config: "default",
-        expected: "ask",
+        expected: "ask"
         // FOUND: `command time` runs /usr/bin/time, which writes inside .git (a protected directory).
-        found: "GNU time -o writes into .git"
       }
     ])
   })
@@ -361,128 +354,110 @@ describe("CommandLine attack", () => {
       {
         line: "x=1; ${x:+rm} -rf y",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: `${x:+word}` is word when x is set; the engine substitutes x's value instead.
-        found: "${x:+rm} is rm"
       },
       {
         line: "x=arm; ${x#a} -rf y",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: `${x#a}` removes a prefix; the engine ignores the operator and reads `arm`.
-        found: "${x#a} is rm"
       },
       {
         line: "x=RM; ${x,,} -rf y",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: case modification `${x,,}` gives `rm`.
-        found: "${x,,} is rm"
       },
       {
         line: "x=rm; y=x; ${!y} -rf z",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: indirect expansion `${!y}` is the value of x, `rm`; the engine reads `x`.
-        found: "${!y} is rm"
       },
       {
         line: "a=(rm -rf y); \"${a[@]}\"",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: an array the line assigns, expanded as the command.
-        found: "\"${a[@]}\" runs rm -rf y"
       },
       {
         line: "set -- rm -rf y; \"$@\"",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: positional parameters the line sets, run as the command.
-        found: "\"$@\" runs rm -rf y"
       },
       {
         line: "IFS=,; x=rm,-rf,y; $x",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: the line sets IFS to a comma, so $x splits into rm -rf y; the engine splits on blanks only.
-        found: "IFS=, splits $x into rm -rf y"
       },
       {
         line: "/bin/r[m] -rf y",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: the glob /bin/r[m] matches only /bin/rm, which bash runs.
-        found: "the glob /bin/r[m] is /bin/rm"
       },
       {
         line: "trap 'rm -rf y' EXIT",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: trap's first operand is a script bash runs on exit; it is never read as one.
-        found: "trap runs its script at exit"
       },
       {
         line: "mapfile -t -c1 -C 'rm -rf' x <<< y",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: mapfile -C evaluates its callback (`rm -rf 0 y`) for each line read.
-        found: "mapfile -C runs its callback"
       },
       {
         line: "hash -p /bin/rm ls; ls -rf y",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: after `hash -p /bin/rm ls`, the name ls runs /bin/rm.
-        found: "hash -p makes ls run /bin/rm"
       },
       {
         line: "shopt -s expand_aliases\nalias r=rm\nr -rf y",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: bash reads a -c string line by line, so the alias defined on line 2 runs rm on line 3.
-        found: "alias r=rm runs rm"
       },
       {
         line: "x='a[$(rm -rf y)]'; echo $((x))",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: arithmetic evaluates the value of x as an expression, running its subscript's substitution.
-        found: "$((x)) runs the substitution in x's value"
       },
       {
         line: "declare -i x='a[$(rm -rf y)]'",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: an integer declaration evaluates its value as arithmetic; declaration commands give no reading.
-        found: "declare -i evaluates the subscript"
       },
       {
         line: "declare 'a[$(rm -rf y)]=1'",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: declare evaluates the subscript of the name it assigns.
-        found: "declare evaluates the subscript"
       },
       {
         line: "x='$(rm -rf y)'; echo ${x@P}",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: ${x@P} expands x as a prompt string, command substitutions included.
-        found: "${x@P} runs the substitution"
       },
       {
         line: "echo 'rm -rf y' | bash",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: a shell reading its script from a pipe runs the literal text echoed into it.
-        found: "bash runs what echo pipes into it"
       },
       {
         line: "cat <<EOF | sh\nrm -rf y\nEOF",
         config: "bypass",
-        expected: "deny:rule",
+        expected: "deny:rule"
         // FOUND: the here-document of the command before the pipe is the script sh reads.
-        found: "sh runs the here-document piped to it"
       }
     ])
   })
@@ -544,9 +519,10 @@ describe("CommandLine attack", () => {
         line,
         config: "bypassAll",
         expected: "ask",
-        // FOUND: each destroys the machine, the home directory or the workspace in bash; the destruction
-        // check does not see it, so bypassPermissions with an allow-everything rule runs it unasked.
-        found: why
+        // Found by the attack, now held: each destroys the machine, the home directory or the workspace
+        // in bash, and the destruction check once did not see it, so bypassPermissions with an
+        // allow-everything rule ran it unasked.
+        why
       }))
     ])
   })
@@ -579,13 +555,13 @@ describe("CommandLine attack", () => {
     bounded("12,000 nested sudo", () => `${"sudo ".repeat(12_000)}ls`, 5_000)
     // FOUND: brace expansion recurses once per group: 10,000 `{a,b}` (50 KB, under the 64 KB parse
     // limit) overflow the stack (RangeError in braceExpand), and the call dies instead of being decided.
-    bounded("10,000 brace groups", () => `echo ${"{a,b}".repeat(10_000)}`, 5_000, "the stack overflows")
+    bounded("10,000 brace groups", () => `echo ${"{a,b}".repeat(10_000)}`, 5_000)
     // FOUND: `statements` recurses once per list level: 9,000 `ls&&` (36 KB) overflow the stack
     // (RangeError in statements), where 100,000 parts (past the 64 KB limit) are fine.
-    bounded("9,000 ls&& parts in 36 KB", () => `${"ls&&".repeat(9_000)}ls`, 5_000, "the stack overflows")
+    bounded("9,000 ls&& parts in 36 KB", () => `${"ls&&".repeat(9_000)}ls`, 5_000)
     // FOUND: a line that doubles a variable 30 times makes the engine build a 2^30-character value
     // (RangeError: Invalid string length in fieldsOf); bash only ever holds what the line asks for.
-    bounded("x=$x$x thirty times", () => `x=a;${"x=$x$x;".repeat(30)}rm y`, 5_000, "string length overflow")
+    bounded("x=$x$x thirty times", () => `x=a;${"x=$x$x;".repeat(30)}rm y`, 5_000)
     // FOUND: a line of brace groups past 64 KB is read lexically, and each expansion copies the whole
     // word: 2 MB take 1.5 to 3 s and 10 MB 6 to 16 s, where a plain 10 MB line takes 0.5 to 1 s.
     bounded("2 MB of brace groups", () => `echo ${"{a,b}".repeat(400_000)}`, 750, "1.5 to 3 s")
@@ -599,14 +575,13 @@ describe("CommandLine attack", () => {
         for (let i = 0; i < 10; i++) line = `printf "$(${line})"`
         return line
       },
-      250,
-      "exponential in the nesting"
+      250
     )
     // FOUND: each eval is a script analysed anew with its own parse of the rest: quadratic; 2,000
     // (10 KB) take 1.5 to 4 s, 10,000 take 18 s.
-    bounded("2,000 nested eval (10 KB)", () => `${"eval ".repeat(2_000)}ls`, 500, "quadratic")
+    bounded("2,000 nested eval (10 KB)", () => `${"eval ".repeat(2_000)}ls`, 500)
     // FOUND: 4,000 nested $( (12 KB, parsed whole) take 2.5 to 4 s, 10,000 take 20 s.
-    bounded("4,000 nested $( )", () => `${"$(".repeat(4_000)}ls${")".repeat(4_000)}`, 1_000, "quadratic")
+    bounded("4,000 nested $( )", () => `${"$(".repeat(4_000)}ls${")".repeat(4_000)}`, 1_000)
   })
 
   describe("laws over random lines", () => {
