@@ -19,6 +19,7 @@ import * as ApproverTag from "../src/Approver.js"
 import * as Engine from "../src/Engine.js"
 import type * as Mode from "../src/Mode.js"
 import type * as PermissionAudit from "../src/PermissionAudit.js"
+import * as ReadOnlyCommands from "../src/ReadOnlyCommands.js"
 import * as Rule from "../src/Rule.js"
 import * as BashOracle from "./differential/BashOracle.js"
 import * as ShellGrammar from "./differential/ShellGrammar.js"
@@ -45,7 +46,8 @@ const patternsOf = (rules: ReadonlyArray<string>): ReadonlyArray<Rule.CommandPat
     const rule = Either.getOrThrow(Rule.parse(text))
     return Either.getOrThrow(Rule.commandPattern(rule.specifier!))
   })
-const allowPatterns = patternsOf(allow)
+// The read-only commands the engine allows without a rule are allow rules too.
+const allowPatterns = patternsOf([...allow, ...ReadOnlyCommands.rules])
 const denyPatterns = patternsOf(deny)
 
 const covered = (patterns: ReadonlyArray<Rule.CommandPattern>, argv: ReadonlyArray<string>) =>

@@ -143,7 +143,7 @@ export class OracleError extends Data.TaggedError("OracleError")<{
 // ---------------------------------------------------------------------------
 
 // The stub. Wrappers whose whole job is to run the rest of their arguments
-// as a command (nice, nohup, timeout, env, setsid, stdbuf, ionice, and a bare
+// as a command (nice, nohup, timeout, env, setsid, stdbuf, ionice, GNU time without -o, and a bare
 // xargs, which on the empty input the driver gives runs it once) log a
 // transparent record (W) and exec that command, which then logs itself; an
 // option the stub does not know makes the wrapper a leaf (R) like any other.
@@ -160,12 +160,13 @@ skip() {
     setsid) while [ $# -gt 0 ]; do case $1 in -f|-w|-c|--fork|--wait|--ctty) n=$((n+1)); shift ;; --) n=$((n+1)); break ;; -*) echo leaf; return ;; *) break ;; esac; done ;;
     stdbuf) while [ $# -gt 0 ]; do case $1 in -i|-o|-e) n=$((n+2)); shift 2 ;; -i?*|-o?*|-e?*|--input=*|--output=*|--error=*) n=$((n+1)); shift ;; --) n=$((n+1)); break ;; -*) echo leaf; return ;; *) break ;; esac; done ;;
     xargs) case $1 in -*|'') echo leaf; return ;; esac ;;
+    time) while [ $# -gt 0 ]; do case $1 in -p|--portability|-v|--verbose|-q|--quiet) n=$((n+1)); shift ;; -f|--format) n=$((n+2)); shift 2 ;; -f?*|--format=*) n=$((n+1)); shift ;; --) n=$((n+1)); break ;; -*) echo leaf; return ;; *) break ;; esac; done ;;
     ionice) while [ $# -gt 0 ]; do case $1 in -c|-n|--class|--classdata) n=$((n+2)); shift 2 ;; -t|--ignore|-c?*|-n?*) n=$((n+1)); shift ;; --) n=$((n+1)); break ;; -*) echo leaf; return ;; *) break ;; esac; done ;;
   esac
   [ $n -le $total ] && echo $n || echo leaf
 }
 case \${0##*/} in
-  nice|nohup|timeout|env|setsid|stdbuf|ionice|xargs) n=$(skip "$@") ;;
+  nice|nohup|timeout|env|setsid|stdbuf|ionice|xargs|time) n=$(skip "$@") ;;
   *) n=leaf ;;
 esac
 if [ "$n" = leaf ]; then log R "$@"; exit 0; fi
