@@ -10,6 +10,7 @@
  *
  * @since 0.3.0
  */
+import * as PathRule from "./PathRule.js"
 
 /**
  * Where paths resolve: the command's working directory (the workspace) and
@@ -61,21 +62,7 @@ const operands = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
   return out
 }
 
-const normalize = (path: string): string => {
-  const absolute = path.startsWith("/")
-  const out: Array<string> = []
-  for (const segment of path.split("/")) {
-    if (segment === "" || segment === ".") continue
-    if (segment === "..") {
-      if (out.length > 0 && out[out.length - 1] !== "..") out.pop()
-      else if (!absolute) out.push("..")
-      continue
-    }
-    out.push(segment)
-  }
-  const joined = out.join("/")
-  return absolute ? `/${joined}` : joined === "" ? "." : joined
-}
+const normalize = PathRule.normalize
 
 const isHome = (word: string): boolean =>
   /^(?:~\+?|\$HOME|\$\{HOME(?::?[-?=+][^}]*)?\}|\$PWD|\$\{PWD\}|"\$HOME"|"\$PWD")$/.test(word)
