@@ -5,7 +5,8 @@
  * rule must allow a wrapper only when what it runs is allowed, so this module
  * reads each wrapper with its real option grammar (which options take a
  * value, combined short flags, `--`, leading assignments) and lists what it
- * runs.
+ * runs. The getopt-style reading itself lives in OptionGrammar; this module
+ * holds each wrapper's table and what the wrapper does once read.
  *
  * It works on words a parser has already produced and expands nothing. Where
  * it cannot be sure (an unknown option, arguments that come from input, a
@@ -15,6 +16,7 @@
  *
  * @since 0.3.0
  */
+import * as OptionGrammar from "./OptionGrammar.js"
 
 /**
  * One way to read a command: the words of a command line as a wrapper runs
@@ -58,158 +60,7 @@ const maxDepth = 16
 const maxReadings = 256
 const maxCandidates = 16
 
-type Arity = "none" | "required" | "optional" | "host"
-
-interface OptionSpec {
-  readonly name: string
-  readonly arity: Arity
-}
-
-interface Grammar {
-  readonly short: ReadonlyMap<string, OptionSpec>
-  readonly long: ReadonlyMap<string, OptionSpec>
-  /** GNU getopt without `+`: options may follow operands (su, script). */
-  readonly permute: boolean
-  /** nice's obsolete `-N` / `--N` / `-+N` adjustments. */
-  readonly numeric: boolean
-}
-
-const arityOf = (colons: string): Arity => colons === "" ? "none" : colons === ":" ? "required" : "optional"
-
-/**
- * A grammar in getopt's notation: `"u:g:h::E"` for short options (`:` takes
- * a value, `::` an attached optional one), and long names mapped to the
- * short letter they alias plus the same colons (`""` for the long name itself).
- */
-const grammar = (
-  short: string,
-  long: Readonly<Record<string, string>> = {},
-  options: { readonly permute?: boolean; readonly numeric?: boolean; readonly host?: string } = {}
-): Grammar => {
-  const shorts = new Map<string, OptionSpec>()
-  for (const [, letter, colons] of short.matchAll(/([^:])(:{0,2})/g)) {
-    shorts.set(letter!, { name: letter!, arity: letter === options.host ? "host" : arityOf(colons!) })
-  }
-  const longs = new Map<string, OptionSpec>()
-  for (const [key, value] of Object.entries(long)) {
-    const [, name, colons] = /^([^:]*)(:{0,2})$/.exec(value)!
-    longs.set(key, { name: name === "" ? key : name!, arity: arityOf(colons!) })
-  }
-  return { short: shorts, long: longs, permute: options.permute ?? false, numeric: options.numeric ?? false }
-}
-
-interface Given {
-  readonly name: string
-  readonly value: string | undefined
-}
-
-interface Bad {
-  readonly word: string
-  readonly at: number
-  readonly why: string
-}
-
-interface Parsed {
-  readonly given: ReadonlyArray<Given>
-  readonly operands: ReadonlyArray<string>
-  /** Where the operands start (a non-permuting grammar), or the word after a stop option. */
-  readonly end: number
-  readonly bad: Bad | undefined
-  /** The option that stopped parsing, when `stopAt` matched. */
-  readonly stopped: Given | undefined
-}
-
-// GNU getopt_long accepts any unambiguous prefix of a long option.
-const lookupLong = (g: Grammar, name: string): OptionSpec | undefined => {
-  const exact = g.long.get(name)
-  if (exact !== undefined) return exact
-  const matches = [...g.long.entries()].filter(([key]) => key.startsWith(name))
-  const names = new Set(matches.map(([, spec]) => spec.name))
-  return names.size === 1 ? matches[0]![1] : undefined
-}
-
 const clip = (word: string): string => word.length > 40 ? `${word.slice(0, 40)}…` : word
-
-const parseOptions = (
-  g: Grammar,
-  words: ReadonlyArray<string>,
-  from: number,
-  stopAt?: (name: string) => boolean
-): Parsed => {
-  const given: Array<Given> = []
-  const operands: Array<string> = []
-  const result = (end: number, bad?: Bad, stopped?: Given): Parsed => ({
-    given,
-    operands: g.permute ? operands : words.slice(end),
-    end,
-    bad,
-    stopped
-  })
-  let i = from
-  while (i < words.length) {
-    const word = words[i]!
-    if (word === "--") {
-      if (g.permute) operands.push(...words.slice(i + 1))
-      return result(g.permute ? words.length : i + 1)
-    }
-    if (g.numeric && /^-[-+]?\d+$/.test(word)) {
-      given.push({ name: "adjustment", value: word.slice(1) })
-      i++
-      continue
-    }
-    if (!word.startsWith("-") || word === "-") {
-      if (!g.permute) return result(i)
-      operands.push(word)
-      i++
-      continue
-    }
-    if (word.startsWith("--")) {
-      const eq = word.indexOf("=")
-      const name = eq < 0 ? word.slice(2) : word.slice(2, eq)
-      const spec = lookupLong(g, name)
-      if (spec === undefined) return result(i, { word, at: i, why: "unknown option" })
-      let value: string | undefined = eq < 0 ? undefined : word.slice(eq + 1)
-      if (spec.arity === "none" && value !== undefined) {
-        return result(i, { word, at: i, why: "option takes no value" })
-      }
-      if ((spec.arity === "required" || spec.arity === "host") && value === undefined) {
-        if (i + 1 >= words.length) return result(i, { word, at: i, why: "option is missing its value" })
-        value = words[++i]
-      }
-      const option = { name: spec.name, value }
-      given.push(option)
-      i++
-      if (stopAt?.(spec.name) === true) return result(i, undefined, option)
-      continue
-    }
-    let stop: Given | undefined
-    for (let k = 1; k < word.length; k++) {
-      const spec = g.short.get(word[k]!)
-      if (spec === undefined) return result(i, { word, at: i, why: "unknown option" })
-      const attached = word.slice(k + 1)
-      if (spec.arity === "none") {
-        given.push({ name: spec.name, value: undefined })
-        if (stopAt?.(spec.name) === true) stop = given[given.length - 1]
-        continue
-      }
-      let value: string | undefined = attached === "" ? undefined : attached
-      if (value === undefined && spec.arity === "required") {
-        if (i + 1 >= words.length) return result(i, { word, at: i, why: "option is missing its value" })
-        value = words[++i]
-      }
-      // sudo reads `-h host` as a host, `-h` alone (or before an option) as help.
-      if (value === undefined && spec.arity === "host" && i + 1 < words.length && !words[i + 1]!.startsWith("-")) {
-        value = words[++i]
-      }
-      given.push({ name: spec.name, value })
-      if (stopAt?.(spec.name) === true) stop = given[given.length - 1]
-      break
-    }
-    i++
-    if (stop !== undefined) return result(i, undefined, stop)
-  }
-  return result(words.length)
-}
 
 type Inner =
   | { readonly _tag: "Words"; readonly words: ReadonlyArray<string> }
@@ -235,16 +86,11 @@ const stdinShell: Step = { ...nothing, stdin: true }
 const runsWords = (words: ReadonlyArray<string>): Step => step([{ _tag: "Words", words }])
 const runsScript = (script: string): Step => step([{ _tag: "Script", script }])
 
-const has = (parsed: Parsed, ...names: ReadonlyArray<string>): boolean =>
-  parsed.given.some((option) => names.includes(option.name))
-const lastValue = (parsed: Parsed, name: string): string | undefined =>
-  parsed.given.filter((option) => option.name === name).pop()?.value
-
 /**
  * An option we cannot read: the command could start at any later word that
  * is not an option, so each is a reading for deny rules.
  */
-const unsure = (wrapper: string, bad: Bad, words: ReadonlyArray<string>): Step => {
+const unsure = (wrapper: string, bad: OptionGrammar.Bad, words: ReadonlyArray<string>): Step => {
   const inner: Array<Inner> = []
   const doubts = [`${wrapper}: ${bad.why} ${clip(bad.word)}, so what it runs is uncertain`]
   for (let i = bad.at + 1; i < words.length; i++) {
@@ -270,7 +116,7 @@ type Handler = (words: ReadonlyArray<string>) => Step
 
 /** Options, then `positional` operands of its own, then the command. */
 const simple = (
-  g: Grammar,
+  g: OptionGrammar.OptionGrammar,
   options: {
     readonly positional?: number
     readonly withoutCommand?: Step
@@ -278,9 +124,9 @@ const simple = (
   } = {}
 ): Handler =>
 (words) => {
-  const parsed = parseOptions(g, words, 1)
+  const parsed = OptionGrammar.parse(g, words, 1)
   if (parsed.bad !== undefined) return unsure(words[0]!, parsed.bad, words)
-  if (has(parsed, "help", "version", ...(options.runsNothingWith ?? []))) return nothing
+  if (OptionGrammar.has(parsed, "help", "version", ...(options.runsNothingWith ?? []))) return nothing
   const positional = options.positional ?? 0
   if (parsed.operands.length < positional) return nothing
   const command = parsed.operands.slice(positional)
@@ -289,7 +135,7 @@ const simple = (
 
 const gnu = { help: "", version: "" }
 
-const sudoGrammar = grammar("Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv", {
+const sudoGrammar = OptionGrammar.make("Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv", {
   askpass: "A",
   "auth-type": "a:",
   background: "b",
@@ -323,27 +169,27 @@ const sudoGrammar = grammar("Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv", {
 }, { host: "h" })
 
 const sudo: Handler = (words) => {
-  const parsed = parseOptions(sudoGrammar, words, 1)
+  const parsed = OptionGrammar.parse(sudoGrammar, words, 1)
   if (parsed.bad !== undefined) return unsure("sudo", parsed.bad, words)
   // -e edits files, -l/-v/-K only check or reset credentials, bare -h is help.
   const helps = parsed.given.some((option) => option.name === "h" && option.value === undefined)
-  if (helps || has(parsed, "help", "V", "e", "l", "v", "K")) return nothing
+  if (helps || OptionGrammar.has(parsed, "help", "V", "e", "l", "v", "K")) return nothing
   const command = skipAssignments(parsed.operands)
   if (command.length > 0) return runsWords(command)
-  return has(parsed, "i", "s") ? stdinShell : nothing
+  return OptionGrammar.has(parsed, "i", "s") ? stdinShell : nothing
 }
 
-const doasGrammar = grammar("a:C:Lnsu:")
+const doasGrammar = OptionGrammar.make("a:C:Lnsu:")
 const doas: Handler = (words) => {
-  const parsed = parseOptions(doasGrammar, words, 1)
+  const parsed = OptionGrammar.parse(doasGrammar, words, 1)
   if (parsed.bad !== undefined) return unsure("doas", parsed.bad, words)
   // -C only checks a configuration file against the command; -L clears persisted logins.
-  if (has(parsed, "C", "L")) return nothing
+  if (OptionGrammar.has(parsed, "C", "L")) return nothing
   if (parsed.operands.length > 0) return runsWords(parsed.operands)
-  return has(parsed, "s") ? stdinShell : nothing
+  return OptionGrammar.has(parsed, "s") ? stdinShell : nothing
 }
 
-const envGrammar = grammar("iu:vC:0S:", {
+const envGrammar = OptionGrammar.make("iu:vC:0S:", {
   ...gnu,
   "ignore-environment": "i",
   null: "0",
@@ -462,7 +308,7 @@ const env: Handler = (words) => {
   // Each -S splits its string into arguments that replace it, and env parses
   // them again, options included; the bound only guards against pathology.
   for (let round = 0; round <= maxDepth; round++) {
-    const parsed = parseOptions(envGrammar, argv, 1, (name) => name === "S")
+    const parsed = OptionGrammar.parse(envGrammar, argv, 1, (name) => name === "S")
     if (parsed.bad !== undefined) {
       const fallback = unsure("env", parsed.bad, argv)
       return step(fallback.inner, false, [...doubts, ...fallback.doubts])
@@ -473,7 +319,7 @@ const env: Handler = (words) => {
       argv = [argv[0]!, ...split.words, ...argv.slice(parsed.end)]
       continue
     }
-    if (has(parsed, "help", "version")) return step([], doubts.length === 0, doubts)
+    if (OptionGrammar.has(parsed, "help", "version")) return step([], doubts.length === 0, doubts)
     // The obsolete `env -` means `env -i`.
     const operands = parsed.operands[0] === "-" ? parsed.operands.slice(1) : parsed.operands
     const command = skipAssignments(operands)
@@ -482,11 +328,11 @@ const env: Handler = (words) => {
   return step([], false, [...doubts, "env: -S nested too deep to read"])
 }
 
-const nice = simple(grammar("n:", { ...gnu, adjustment: "n:" }, { numeric: true }))
+const nice = simple(OptionGrammar.make("n:", { ...gnu, adjustment: "n:" }, { numeric: true }))
 
 const ionice: Handler = (words) => {
-  const parsed = parseOptions(
-    grammar("c:n:p:P:u:tVh", {
+  const parsed = OptionGrammar.parse(
+    OptionGrammar.make("c:n:p:P:u:tVh", {
       class: "c:",
       classdata: "n:",
       pid: "p:",
@@ -501,12 +347,12 @@ const ionice: Handler = (words) => {
   )
   if (parsed.bad !== undefined) return unsure("ionice", parsed.bad, words)
   // With -p, -P or -u the operands are process, group or user ids, not a command.
-  if (has(parsed, "h", "V", "p", "P", "u")) return nothing
+  if (OptionGrammar.has(parsed, "h", "V", "p", "P", "u")) return nothing
   return parsed.operands.length === 0 ? nothing : runsWords(parsed.operands)
 }
 
 const timeout = simple(
-  grammar("k:s:v", {
+  OptionGrammar.make("k:s:v", {
     ...gnu,
     "kill-after": "k:",
     signal: "s:",
@@ -517,11 +363,11 @@ const timeout = simple(
   { positional: 1 }
 )
 
-const nohup = simple(grammar("", gnu))
+const nohup = simple(OptionGrammar.make("", gnu))
 
 // Both the bash keyword (`time -p`) and GNU time.
 const time = simple(
-  grammar("af:o:pqvV", {
+  OptionGrammar.make("af:o:pqvV", {
     append: "a",
     format: "f:",
     output: "o:",
@@ -534,11 +380,11 @@ const time = simple(
   { runsNothingWith: ["V"] }
 )
 
-const setsid = simple(grammar("cfwhV", { ctty: "c", fork: "f", wait: "w", help: "h", version: "V" }), {
+const setsid = simple(OptionGrammar.make("cfwhV", { ctty: "c", fork: "f", wait: "w", help: "h", version: "V" }), {
   runsNothingWith: ["h", "V"]
 })
 
-const flockGrammar = grammar("sexnoFuw:E:hV", {
+const flockGrammar = OptionGrammar.make("sexnoFuw:E:hV", {
   shared: "s",
   exclusive: "x",
   unlock: "u",
@@ -555,9 +401,9 @@ const flockGrammar = grammar("sexnoFuw:E:hV", {
 })
 
 const flock: Handler = (words) => {
-  const parsed = parseOptions(flockGrammar, words, 1)
+  const parsed = OptionGrammar.parse(flockGrammar, words, 1)
   if (parsed.bad !== undefined) return unsure("flock", parsed.bad, words)
-  if (has(parsed, "h", "V")) return nothing
+  if (OptionGrammar.has(parsed, "h", "V")) return nothing
   // `flock FD` locks a descriptor and runs nothing; `-c` is read only after the file.
   const [, next, ...rest] = parsed.operands
   if (next === undefined) return nothing
@@ -570,14 +416,14 @@ const flock: Handler = (words) => {
   return runsWords(parsed.operands.slice(1))
 }
 
-const stdbuf = simple(grammar("i:o:e:", { ...gnu, input: "i:", output: "o:", error: "e:" }))
+const stdbuf = simple(OptionGrammar.make("i:o:e:", { ...gnu, input: "i:", output: "o:", error: "e:" }))
 
-const chroot = simple(grammar("", { ...gnu, groups: ":", userspec: ":", "skip-chdir": "" }), {
+const chroot = simple(OptionGrammar.make("", { ...gnu, groups: ":", userspec: ":", "skip-chdir": "" }), {
   positional: 1,
   withoutCommand: stdinShell
 })
 
-const xargsGrammar = grammar("0a:E:e::i::I:l::L:n:prs:txP:d:o", {
+const xargsGrammar = OptionGrammar.make("0a:E:e::i::I:l::L:n:prs:txP:d:o", {
   ...gnu,
   null: "0",
   "arg-file": "a:",
@@ -598,9 +444,9 @@ const xargsGrammar = grammar("0a:E:e::i::I:l::L:n:prs:txP:d:o", {
 })
 
 const xargs: Handler = (words) => {
-  const parsed = parseOptions(xargsGrammar, words, 1)
+  const parsed = OptionGrammar.parse(xargsGrammar, words, 1)
   if (parsed.bad !== undefined) return unsure("xargs", parsed.bad, words)
-  if (has(parsed, "help", "version")) return nothing
+  if (OptionGrammar.has(parsed, "help", "version")) return nothing
   const command = parsed.operands.length === 0 ? ["echo"] : parsed.operands
   return step([{ _tag: "Words", words: command }], false, ["xargs appends arguments read from input"])
 }
@@ -627,7 +473,7 @@ const find: Handler = (words) => {
   return step(inner, inner.length === 0, [...doubts])
 }
 
-const watchGrammar = grammar("bcCd::eghn:pq:rtvwx", {
+const watchGrammar = OptionGrammar.make("bcCd::eghn:pq:rtvwx", {
   beep: "b",
   color: "c",
   "no-color": "C",
@@ -646,14 +492,14 @@ const watchGrammar = grammar("bcCd::eghn:pq:rtvwx", {
 })
 
 const watch: Handler = (words) => {
-  const parsed = parseOptions(watchGrammar, words, 1)
+  const parsed = OptionGrammar.parse(watchGrammar, words, 1)
   if (parsed.bad !== undefined) return unsure("watch", parsed.bad, words)
-  if (has(parsed, "h", "v") || parsed.operands.length === 0) return nothing
+  if (OptionGrammar.has(parsed, "h", "v") || parsed.operands.length === 0) return nothing
   // Without -x watch joins its words with spaces and hands them to `sh -c`.
-  return has(parsed, "x") ? runsWords(parsed.operands) : runsScript(parsed.operands.join(" "))
+  return OptionGrammar.has(parsed, "x") ? runsWords(parsed.operands) : runsScript(parsed.operands.join(" "))
 }
 
-const scriptGrammar = grammar("ac:efqVhI:O:B:T:t::m:E:o:", {
+const scriptGrammar = OptionGrammar.make("ac:efqVhI:O:B:T:t::m:E:o:", {
   append: "a",
   command: "c:",
   echo: "E:",
@@ -673,10 +519,10 @@ const scriptGrammar = grammar("ac:efqVhI:O:B:T:t::m:E:o:", {
 }, { permute: true })
 
 const script: Handler = (words) => {
-  const parsed = parseOptions(scriptGrammar, words, 1)
+  const parsed = OptionGrammar.parse(scriptGrammar, words, 1)
   if (parsed.bad !== undefined) return unsure("script", parsed.bad, words)
-  if (has(parsed, "h", "V")) return nothing
-  const command = lastValue(parsed, "c")
+  if (OptionGrammar.has(parsed, "h", "V")) return nothing
+  const command = OptionGrammar.lastValue(parsed, "c")
   return command === undefined ? stdinShell : runsScript(command)
 }
 
@@ -694,20 +540,20 @@ const suLong = {
   version: "V",
   "whitelist-environment": "w:"
 }
-const suGrammar = grammar("c:fg:G:lmpPs:hVw:", suLong, { permute: true })
+const suGrammar = OptionGrammar.make("c:fg:G:lmpPs:hVw:", suLong, { permute: true })
 
 /** su's reading once parsed: `[-] [USER [ARGS…]]`, the args going to the user's shell. */
-const suStep = (parsed: Parsed): Step => {
-  if (has(parsed, "h", "V")) return nothing
-  const command = lastValue(parsed, "c")
+const suStep = (parsed: OptionGrammar.Parsed): Step => {
+  if (OptionGrammar.has(parsed, "h", "V")) return nothing
+  const command = OptionGrammar.lastValue(parsed, "c")
   if (command !== undefined) return runsScript(command)
   const operands = parsed.operands[0] === "-" ? parsed.operands.slice(1) : parsed.operands
   const args = operands.slice(1)
-  return args.length === 0 ? stdinShell : runsWords([lastValue(parsed, "s") ?? "sh", ...args])
+  return args.length === 0 ? stdinShell : runsWords([OptionGrammar.lastValue(parsed, "s") ?? "sh", ...args])
 }
 
 const su: Handler = (words) => {
-  const parsed = parseOptions(suGrammar, words, 1)
+  const parsed = OptionGrammar.parse(suGrammar, words, 1)
   return parsed.bad !== undefined ? unsure("su", parsed.bad, words) : suStep(parsed)
 }
 
@@ -715,18 +561,18 @@ const runuserShort = "c:fg:G:lmpPs:u:hVw:"
 const runuserLong = { ...suLong, user: "u:" }
 
 const runuser: Handler = (words) => {
-  const parsed = parseOptions(grammar(runuserShort, runuserLong, { permute: true }), words, 1)
-  if (parsed.bad === undefined && !has(parsed, "u")) return suStep(parsed)
+  const parsed = OptionGrammar.parse(OptionGrammar.make(runuserShort, runuserLong, { permute: true }), words, 1)
+  if (parsed.bad === undefined && !OptionGrammar.has(parsed, "u")) return suStep(parsed)
   // `runuser -u USER [--] COMMAND…` runs the command itself: its own options must not be taken for runuser's.
-  const direct = parseOptions(grammar(runuserShort, runuserLong), words, 1)
+  const direct = OptionGrammar.parse(OptionGrammar.make(runuserShort, runuserLong), words, 1)
   if (direct.bad !== undefined) return unsure("runuser", direct.bad, words)
-  if (has(direct, "h", "V")) return nothing
-  const command = lastValue(direct, "c")
+  if (OptionGrammar.has(direct, "h", "V")) return nothing
+  const command = OptionGrammar.lastValue(direct, "c")
   if (command !== undefined) return runsScript(command)
   return direct.operands.length === 0 ? stdinShell : runsWords(direct.operands)
 }
 
-const pkexec = simple(grammar("", { ...gnu, user: ":", "keep-cwd": "", "disable-internal-agent": "" }), {
+const pkexec = simple(OptionGrammar.make("", { ...gnu, user: ":", "keep-cwd": "", "disable-internal-agent": "" }), {
   withoutCommand: stdinShell
 })
 
@@ -739,7 +585,7 @@ const sg: Handler = (words) => {
 }
 
 const nsenter = simple(
-  grammar("ahVt:m::u::i::n::p::C::U::T::S:G:r::w::W:FZ", {
+  OptionGrammar.make("ahVt:m::u::i::n::p::C::U::T::S:G:r::w::W:FZ", {
     all: "a",
     target: "t:",
     mount: "m::",
@@ -768,7 +614,7 @@ const nsenter = simple(
 )
 
 const unshare = simple(
-  grammar("fhVmuinpCTUrR:w:S:G:cl", {
+  OptionGrammar.make("fhVmuinpCTUrR:w:S:G:cl", {
     mount: "m::",
     uts: "u::",
     ipc: "i::",
@@ -869,13 +715,13 @@ const evalHandler: Handler = (words) => {
   return args.length === 0 ? nothing : runsScript(args.join(" "))
 }
 
-const execHandler = simple(grammar("cla:"))
+const execHandler = simple(OptionGrammar.make("cla:"))
 
 const command: Handler = (words) => {
-  const parsed = parseOptions(grammar("pvV"), words, 1)
+  const parsed = OptionGrammar.parse(OptionGrammar.make("pvV"), words, 1)
   if (parsed.bad !== undefined) return unsure("command", parsed.bad, words)
   // -v and -V describe the command instead of running it.
-  if (has(parsed, "v", "V") || parsed.operands.length === 0) return nothing
+  if (OptionGrammar.has(parsed, "v", "V") || parsed.operands.length === 0) return nothing
   return runsWords(parsed.operands)
 }
 
