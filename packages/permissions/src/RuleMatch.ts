@@ -1,0 +1,564 @@
+/**
+ * What a call acts on and how rules meet it. A call's target is analysed
+ * once (a command line in every reading the shell could give it, a path as
+ * written and after symbolic links, a URL's host) and each rule is compiled
+ * once; a rule list then meets a target in one of three ways:
+ *
+ * - a restrictive match, for deny and ask rules: where the engine is in
+ *   doubt (the tool does not say what it acts on, a command it cannot name,
+ *   a URL with no host), the rule applies;
+ * - an allow match, for allow rules: only when the engine is sure that every
+ *   command, path and URL the call reaches is covered;
+ * - the rules "always allow" may offer: the narrowest rule for exactly what
+ *   the call acts on, and none when it could not be read with certainty.
+ *
+ * It also knows where a write must never land unasked (`protectedPath`) and
+ * which command lines could destroy the machine (`destructionOf`).
+ *
+ * `Engine` keeps the order of the evaluation; this module keeps what each
+ * step compares, so that each reads as one concept. It is internal to the
+ * package: the index does not export it, and its shapes change with the
+ * engine's.
+ *
+ * @since 0.3.0
+ */
+import type * as Policy from "@tool-runtime/core/Policy"
+import type * as Tool from "@tool-runtime/core/Tool"
+import * as Either from "effect/Either"
+import * as CommandLine from "./CommandLine.js"
+import * as CommandRisk from "./CommandRisk.js"
+import type * as Mode from "./Mode.js"
+import type * as PathRule from "./PathRule.js"
+import * as Rule from "./Rule.js"
+import type * as SandboxRules from "./SandboxRules.js"
+
+// ---------------------------------------------------------------------------
+// rules, compiled
+// ---------------------------------------------------------------------------
+
+/**
+ * A rule parsed and compiled once: its command, path and domain patterns,
+ * or why each does not apply.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Compiled {
+  readonly rule: Rule.Rule
+  readonly text: string
+  readonly command: Either.Either<Rule.CommandPattern, string> | undefined
+  readonly path: Either.Either<PathRule.PathPattern, string> | undefined
+  readonly domain: Either.Either<(host: string) => boolean, string> | undefined
+  /** A further check on a command's words (the simple form of a read-only command). */
+  readonly guard?: ((words: ReadonlyArray<string>) => boolean) | undefined
+}
+
+type List = "allow" | "ask" | "deny"
+
+/**
+ * Where a relative path rule applies, as documented: a bare name (`.env`,
+ * `*.env`) at any depth; one directory with everything in it (`secrets/**`)
+ * at any depth for deny and ask rules, where a wider match protects more,
+ * and only in the current directory for allow rules; any other relative
+ * shape (`src/components/**`) at the current directory.
+ */
+const anchorPath = (specifier: string, list: List): string => {
+  if (/^(?:\/|~|\.\/|\.\.\/|\*\*\/)/.test(specifier) || !specifier.replace(/\/+$/, "").includes("/")) return specifier
+  const oneDirectory = /^[^/]+\/(?:\*\*)?$/.test(specifier)
+  return oneDirectory && list !== "allow" ? specifier : `./${specifier}`
+}
+
+const compile = (rule: Rule.Rule, location: Rule.Location, list: List): Either.Either<Compiled, Rule.InvalidRule> => {
+  const text = Rule.print(rule)
+  const specifier = rule.specifier
+  // A wildcard tool name that could cover tools nobody has seen yet may restrict,
+  // never grant: the documented allow form stops at a server (mcp__server__*).
+  const problem = list === "allow" ? Rule.allowProblem(rule) : undefined
+  if (problem !== undefined) return Either.left(new Rule.InvalidRule({ rule: text, reason: problem }))
+  if (specifier === undefined) {
+    return Either.right({ rule, text, command: undefined, path: undefined, domain: undefined })
+  }
+  // An allow rule's `src/**` means the current directory's src; a deny or ask
+  // rule's matches at any depth, as the documentation has it. A bare name
+  // without a slash (`.env`) matches at any depth in both.
+  const anchored = anchorPath(specifier.trim(), list)
+  const path = Rule.pathPattern(anchored, location)
+  // Rules meant for paths must resolve now: a deny rule that silently never
+  // matched would be worse than a settings error.
+  if (Rule.pathRuleNames.has(rule.tool) && Either.isLeft(path)) {
+    return Either.left(new Rule.InvalidRule({ rule: text, reason: path.left }))
+  }
+  return Either.right({
+    rule,
+    text,
+    command: Rule.commandPattern(specifier),
+    path,
+    domain: specifier.startsWith("domain:") ? Rule.domainPattern(specifier) : Either.left("not a domain rule")
+  })
+}
+
+/**
+ * Parses and compiles a rule list; the first rule that is invalid fails it.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const compileAll = (
+  rules: ReadonlyArray<string | Rule.Rule> | undefined,
+  location: Rule.Location,
+  list: List
+): Either.Either<ReadonlyArray<Compiled>, Rule.InvalidRule> =>
+  Either.all(
+    (rules ?? []).map((rule) =>
+      Either.flatMap(
+        typeof rule === "string" ? Rule.parse(rule) : Either.right(rule),
+        (r) => compile(r, location, list)
+      )
+    )
+  )
+
+// ---------------------------------------------------------------------------
+// what a call acts on, analysed once
+// ---------------------------------------------------------------------------
+
+/**
+ * What a call acts on, analysed once: a command line, a path, a URL, or
+ * nothing the tool says.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export type Target =
+  | { readonly _tag: "None" }
+  | {
+    readonly _tag: "Command"
+    readonly command: string
+    readonly analysis: CommandLine.Analysis
+    readonly sandbox: SandboxRules.Placement
+  }
+  | {
+    readonly _tag: "Path"
+    readonly path: string
+    /** The path as written and after resolving symbolic links: deny rules match either, allow rules must match both. */
+    readonly paths: ReadonlyArray<string>
+    readonly access: "read" | "write"
+    readonly inside: boolean
+  }
+  | { readonly _tag: "Url"; readonly url: string; readonly host: string | undefined }
+
+/**
+ * The target of a call's subject, with relative paths resolved against the
+ * workspace (symbolic links are the engine's to follow).
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const analyse = (subject: Policy.Subject, location: Rule.Location, commandLine: CommandLine.Service): Target => {
+  switch (subject._tag) {
+    case "None":
+      return subject
+    case "Command":
+      return {
+        _tag: "Command",
+        command: subject.command,
+        analysis: commandLine.analyse(subject.command),
+        sandbox: subject.sandbox
+      }
+    case "Path": {
+      const path = Rule.resolve(subject.path, location)
+      return {
+        _tag: "Path",
+        path,
+        paths: [path],
+        access: subject.access,
+        inside: Rule.isInside(path, location.workspaceRoot)
+      }
+    }
+    case "Url":
+      return { _tag: "Url", url: subject.url, host: Rule.hostOf(subject.url) }
+  }
+}
+
+/**
+ * What the mode needs to know about a call.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const factsOf = (tool: Tool.Any, target: Target): Mode.Facts => ({
+  readOnly: tool.readOnly,
+  risk: tool.risk,
+  edit: target._tag === "Path" && target.access === "write" ? (target.inside ? "inside" : "outside") : undefined,
+  readsOutside: target._tag === "Path" && target.access === "read" && !target.inside,
+  command: target._tag === "Command"
+})
+
+// ---------------------------------------------------------------------------
+// how a rule list meets a target
+// ---------------------------------------------------------------------------
+
+interface Match {
+  readonly rule: string
+  /** What of the call matched, for the reason given to the model. */
+  readonly detail: string | undefined
+}
+
+/**
+ * Deny and ask rules: where the engine cannot tell (the tool does not say
+ * what it acts on, the URL does not parse), the rule applies.
+ *
+ * @since 0.3.0
+ * @category matching
+ */
+export const restrictiveMatch = (rule: Compiled, target: Target): Match | undefined => {
+  if (rule.rule.specifier === undefined) return { rule: rule.text, detail: undefined }
+  switch (target._tag) {
+    case "None":
+      return { rule: rule.text, detail: "the tool does not say what the call acts on, so the rule applies" }
+    case "Command": {
+      const pattern = rule.command
+      if (pattern === undefined || Either.isLeft(pattern)) return { rule: rule.text, detail: undefined }
+      // A command the engine cannot name could be the one the rule names.
+      if (target.analysis.open !== undefined) {
+        return { rule: rule.text, detail: `${target.analysis.open}, and the rule could match it` }
+      }
+      const head = pattern.right.head
+      if (
+        head === undefined ?
+          target.analysis.globNames.length > 0 :
+          target.analysis.globNames.some((glob) =>
+            globMatches(glob, head) || globMatches(glob.split("/").pop() ?? glob, head)
+          )
+      ) {
+        return { rule: rule.text, detail: "its command name is a glob that could name the command the rule names" }
+      }
+      // Every reading counts: a deny rule that could match what bash runs denies.
+      const readings = target.analysis.readings
+      for (const words of readings) {
+        if (Rule.matchesCommand(pattern.right, words)) {
+          return {
+            rule: rule.text,
+            detail: readings.length > 1 ? `it matches the command ${CommandLine.print(words)}` : undefined
+          }
+        }
+      }
+      return undefined
+    }
+    case "Path": {
+      if (rule.path === undefined || Either.isLeft(rule.path)) return { rule: rule.text, detail: undefined }
+      const pattern = rule.path.right
+      const hit = target.paths.find((path) => pattern.test(path))
+      return hit === undefined
+        ? undefined
+        : { rule: rule.text, detail: hit === target.path ? undefined : `the path leads to ${hit}` }
+    }
+    case "Url":
+      return target.host === undefined || rule.domain === undefined || Either.isLeft(rule.domain) ||
+          rule.domain.right(target.host)
+        ? { rule: rule.text, detail: target.host === undefined ? "the URL has no host" : undefined }
+        : undefined
+  }
+}
+
+/** Allow rules covering one exact command, path or URL; `undefined` when none does. */
+const allowingRule = (rules: ReadonlyArray<Compiled>, target: Target, words?: ReadonlyArray<string>) =>
+  rules.find((rule) => {
+    if (rule.rule.specifier === undefined) return true
+    switch (target._tag) {
+      case "None":
+        return false
+      case "Command":
+        return rule.command !== undefined && Either.isRight(rule.command) && words !== undefined &&
+          Rule.matchesCommand(rule.command.right, words) && rule.guard?.(words) !== false
+      case "Path": {
+        const pattern = rule.path !== undefined && Either.isRight(rule.path) ? rule.path.right : undefined
+        return pattern !== undefined && target.paths.every((path) => pattern.test(path))
+      }
+      case "Url":
+        return target.host !== undefined && rule.domain !== undefined && Either.isRight(rule.domain) &&
+          rule.domain.right(target.host)
+    }
+  })
+
+/**
+ * Allow rules: the call is allowed only when the engine is sure. A command
+ * line is allowed when it is provably simple and every command in it (and
+ * every command its wrappers run) is allowed by some rule, names no path
+ * outside the workspace, and could not destroy anything. Returns the rules
+ * that allowed it.
+ *
+ * @since 0.3.0
+ * @category matching
+ */
+export const allowMatch = (
+  rules: ReadonlyArray<Compiled>,
+  target: Target,
+  location: Rule.Location,
+  writable: (path: string) => boolean = () => false
+): ReadonlyArray<string> | undefined => {
+  if (rules.length === 0) return undefined
+  const whole = rules.find((rule) => rule.rule.specifier === undefined)
+  if (whole !== undefined) return [whole.text]
+  if (target._tag !== "Command") {
+    const rule = allowingRule(rules, target)
+    return rule === undefined ? undefined : [rule.text]
+  }
+  const analysis = target.analysis
+  if (!analysis.simple || analysis.commands.length === 0 || analysis.doubts.length > 0) return undefined
+  const used = new Set<string>()
+  // Every directory a later command could run in: `cd a || cat ../x` runs cat in
+  // either, so a path must be inside the workspace from each.
+  const cwds = [Rule.normalize(location.workspaceRoot)]
+  const inside = (words: ReadonlyArray<string>) =>
+    cwds.every((cwd) => CommandRisk.pathsOutside(words, { ...location, cwd }).length === 0)
+  const covered = (line: CommandLine.Analysis): boolean =>
+    line.doubts.length === 0 && line.commands.every((command) => {
+      const name = command.words[0] ?? ""
+      if (name === "git" && cwds.length > 1) return false
+      if (!inside(command.words) || !command.covers.every(inside) || !inside(["<", ...command.reads])) return false
+      for (const path of command.writes) {
+        if (path === "/dev/null") continue
+        if (!cwds.every((cwd) => writable(Rule.resolve(path, { ...location, workspaceRoot: cwd })))) return false
+      }
+      // An exact rule names this invocation whole: what its words do is what the person allowed.
+      const exact = rules.find((rule) =>
+        rule.guard === undefined && rule.command !== undefined && Either.isRight(rule.command) &&
+        rule.command.right.exact !== undefined && Rule.matchesCommand(rule.command.right, command.words)
+      )
+      if (exact !== undefined) used.add(exact.text)
+      else {
+        if (command.doubts.length > 0) return false
+        if (command.globs && !CommandRisk.takesGlobs(command.covers)) return false
+        for (const words of command.covers) {
+          const rule = allowingRule(rules, target, words)
+          if (rule === undefined) return false
+          used.add(rule.text)
+        }
+        if (!command.scripts.every(covered)) return false
+      }
+      // `cd`, and `builtin cd`, `command cd`, `time cd`: wrappers that only change how it runs.
+      for (const words of [command.words, ...command.covers]) {
+        const head = words[0]
+        if (head !== "cd" && head !== "pushd" && head !== "popd") continue
+        const operands = words.slice(1)
+        let i = 0
+        while (i < operands.length && /^-[LPe@]+$/.test(operands[i]!)) i++
+        if (operands[i] === "--") i++
+        const to = i === operands.length - 1 ? operands[i] : undefined
+        // No operand (home), `-`, `~x`, `popd`, several operands: somewhere the line does not
+        // say; nothing relative is inside from there.
+        if (to === undefined || to === "-" || to.startsWith("~") || head === "popd") cwds.push("/")
+        else for (const cwd of [...cwds]) cwds.push(Rule.resolve(to, { ...location, workspaceRoot: cwd }))
+      }
+      return true
+    })
+  return covered(analysis) ? [...used] : undefined
+}
+
+/** Whether a shell glob (`*`, `?`, `[…]`) matches a name. */
+const globMatches = (glob: string, name: string): boolean => {
+  let source = ""
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!
+    if (c === "*") source += ".*"
+    else if (c === "?") source += "."
+    else if (c === "[") {
+      const close = glob.indexOf("]", i + 2)
+      if (close < 0) source += "\\["
+      else {
+        source += `[${glob.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`
+        i = close
+      }
+    } else source += c.replace(/[.+^${}()|\\/]/g, "\\$&")
+  }
+  try {
+    return new RegExp(`^${source}$`).test(name)
+  } catch {
+    return true
+  }
+}
+
+/** Directories and files that hold a repository's machinery, or settings that run code. */
+const protectedDirectories = new Set([
+  ".git",
+  ".claude",
+  ".vscode",
+  ".idea",
+  ".husky",
+  ".cargo",
+  ".devcontainer",
+  ".yarn",
+  ".mvn",
+  ".tool-runtime"
+])
+const protectedFiles = new Set([
+  ".gitconfig",
+  ".gitmodules",
+  ".gitattributes",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".profile",
+  ".envrc",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pnp.cjs",
+  "bunfig.toml",
+  ".bazelrc",
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  ".lefthook.yml",
+  "gradle-wrapper.properties",
+  "maven-wrapper.properties",
+  ".devcontainer.json",
+  ".ripgreprc",
+  "pyrightconfig.json",
+  ".mcp.json",
+  ".claude.json"
+])
+
+/**
+ * The protected directory or file a path lands in, if any.
+ *
+ * @since 0.3.0
+ * @category protected paths
+ */
+export const protectedIn = (path: string, location: Rule.Location): string | undefined => {
+  const root = Rule.normalize(location.workspaceRoot)
+  const relative = Rule.isInside(path, root) ? path.slice(root.length) : path
+  const segments = relative.split("/").filter((segment) => segment !== "")
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!
+    // `.claude/worktrees` is where agents keep their checkouts, not settings.
+    if (segment === ".claude" && segments[i + 1] === "worktrees") return undefined
+    if (protectedDirectories.has(segment) && i < segments.length - 1) return segment
+    if (segment === ".config" && segments[i + 1] === "git") return ".config/git"
+    if (protectedDirectories.has(segment) || protectedFiles.has(segment)) return segment
+  }
+  return undefined
+}
+
+/**
+ * The protected place a write lands in, if any.
+ *
+ * @since 0.3.0
+ * @category protected paths
+ */
+export const protectedPath = (target: Target, location: Rule.Location): string | undefined => {
+  if (target._tag === "Path") {
+    if (target.access !== "write") return undefined
+    for (const path of target.paths) {
+      const hit = protectedIn(path, location)
+      if (hit !== undefined) return hit
+    }
+    return undefined
+  }
+  if (target._tag === "Command") {
+    for (const path of target.analysis.writes) {
+      const hit = protectedIn(Rule.resolve(path, location), location)
+      if (hit !== undefined) return hit
+    }
+  }
+  return undefined
+}
+
+/**
+ * Why a command line must reach a person whatever rules and modes allow: it
+ * could destroy the machine.
+ *
+ * @since 0.3.0
+ * @category risk
+ */
+export const destructionOf = (target: Target, location: Rule.Location): string | undefined => {
+  if (target._tag !== "Command") return undefined
+  for (const words of target.analysis.readings) {
+    const why = CommandRisk.destructive(words, location)
+    if (why !== undefined) return `${why} (${CommandLine.print(words)})`
+  }
+  return CommandRisk.destructiveLine(
+    target.command,
+    target.analysis.readings,
+    target.analysis.writes.map((path) => Rule.normalize(path))
+  )
+}
+
+/**
+ * The rules "always allow" would store: the narrowest rule naming exactly
+ * what the call acts on, by its registry name. For a command line, one exact
+ * rule per command not yet allowed, and none at all unless every command
+ * was read with certainty.
+ *
+ * @since 0.3.0
+ * @category suggestions
+ */
+export const suggest = (
+  tool: Tool.Any,
+  target: Target,
+  allowed: ReadonlyArray<Compiled>,
+  location: Rule.Location
+): ReadonlyArray<string> => {
+  const exact = (specifier: string | undefined): ReadonlyArray<string> => {
+    const rule = { tool: tool.name, specifier }
+    // Only what parses back to itself is offered: the stored rule is the shown one.
+    const parsed = Rule.parse(Rule.print(rule))
+    return Either.isRight(parsed) && Rule.print(parsed.right) === Rule.print(rule) ? [Rule.print(rule)] : []
+  }
+  switch (target._tag) {
+    case "None":
+      return exact(undefined)
+    case "Path":
+      return exact(Rule.exactPathSpecifier(target.path, location))
+    case "Url":
+      return target.host === undefined ? [] : exact(`domain:${target.host}`)
+    case "Command": {
+      const analysis = target.analysis
+      // Nothing is offered for a line that a rule could not allow next time either.
+      if (!CommandLine.isCertain(analysis) || analysis.commands.some((c) => c.scripts.length > 0)) return []
+      const rules = new Set<string>()
+      for (const command of analysis.commands) {
+        // A rule for the command would not cover where it writes or reads next time either.
+        if (CommandRisk.pathsOutside(command.words, location).length > 0) return []
+        if (command.writes.some((path) => path !== "/dev/null") || command.globs) return []
+        if (command.words[0] === "cd") return []
+        for (const words of command.covers) {
+          if (allowingRule(allowed, target, words) !== undefined) continue
+          const rule = exact(CommandLine.print(words))
+          if (rule.length === 0) return []
+          rules.add(rule[0]!)
+        }
+      }
+      return [...rules]
+    }
+  }
+}
+
+/**
+ * What the call acts on, in the words the prompt and the audit show.
+ *
+ * @since 0.3.0
+ * @category formatting
+ */
+export const describeSubject = (target: Target): string | undefined => {
+  switch (target._tag) {
+    case "None":
+      return undefined
+    case "Command":
+      return `command: ${target.command}${
+        target.sandbox === "confined"
+          ? " (in the sandbox)"
+          : target.sandbox === "unconfined"
+          ? " (asks to run outside the sandbox)"
+          : ""
+      }`
+    case "Path":
+      return `${target.access === "write" ? "writes" : "reads"} ${target.path}`
+    case "Url":
+      return `url: ${target.url}`
+  }
+}
