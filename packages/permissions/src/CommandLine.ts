@@ -17,16 +17,12 @@
  *   known-safe. Where the grammar and bash could read the same bytes
  *   differently (bash takes CR as part of a word, tree-sitter as a blank),
  *   the line is refused rather than guessed at.
- * - **Which commands could it run?** Every reading, for deny and ask rules:
- *   every command in the tree (inside substitutions, subshells, functions,
- *   conditions), words evaluated as far as the line itself tells
- *   (ANSI-C strings decoded, `${IFS}` splitting, brace expansion, variables
- *   the line assigns, `${X:-default}`), each wrapper unwrapped
- *   (`sudo`, `env -S`, `bash -c`, `eval`, `find -exec`…), scripts a shell
- *   reads from a here-document or here-string, and the line read again as
- *   bash would where the grammar differs (CR as a word character, joined
- *   backslash-newlines). A region the grammar cannot parse is read
- *   lexically. A deny rule matching any reading denies.
+ * - **Which commands could it run?** Every reading, for deny and ask rules
+ *   (`CommandReadings`: every command in the tree, words evaluated as far as
+ *   the line tells, wrappers unwrapped, scripts a shell reads), and the line
+ *   read again as bash would where the grammar differs (CR as a word
+ *   character, joined backslash-newlines). A deny rule matching any reading
+ *   denies.
  *
  * The grammar is compiled once per process (about 40 ms). A short-lived
  * process should run node with `--liftoff-only` (or call
@@ -42,6 +38,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
 import type * as TreeSitter from "web-tree-sitter"
+import * as CommandReadings from "./CommandReadings.js"
 import * as Wrappers from "./Wrappers.js"
 
 /**
@@ -236,10 +233,11 @@ const maxSource = 64 * 1024
 const maxSimple = 10_000
 /** Scripts within scripts (`bash -c "eval '…'"`) are followed this deep. */
 const maxDepth = 6
-const maxReadings = 2_000
 
 const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): Analysis => {
-  const readings = new Readings()
+  // The readings follow the scripts a line runs through this same analysis.
+  const analyse = (script: string, inner: number) => analyseWith(parser, script, inner)
+  const readings = new CommandReadings.Readings()
   const doubts: Array<string> = []
   const unsafe = sourceDoubt(source)
   if (unsafe !== undefined) doubts.push(unsafe)
@@ -247,7 +245,7 @@ const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): 
   const exhausted = budget.parses-- <= 0 || (depth > 0 && budget.chars < 0)
   if (source.length > maxSource || depth > maxDepth || exhausted) {
     const why = depth > maxDepth || exhausted ? "it nests scripts too deeply to follow" : "it is too long to analyse"
-    lexicalReadings(source, readings)
+    CommandReadings.lexicalReadings(source, readings)
     budget.open ??= why
     return {
       source,
@@ -264,7 +262,7 @@ const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): 
   let simple = false
   const tree = parser.parse(source)
   if (tree === null) {
-    lexicalReadings(source, readings)
+    CommandReadings.lexicalReadings(source, readings)
     return {
       source,
       simple: false,
@@ -278,7 +276,7 @@ const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): 
   }
   try {
     const root = tree.rootNode
-    collectReadings(parser, root, readings, depth)
+    CommandReadings.collectReadings(analyse, root, readings, depth)
     if (root.hasError) doubts.push("it does not parse as bash")
     else if (unsafe === undefined) {
       const plain = plainCommands(root, source)
@@ -299,7 +297,7 @@ const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): 
     const again = parser.parse(variant)
     if (again === null) continue
     try {
-      collectReadings(parser, again.rootNode, readings, depth)
+      CommandReadings.collectReadings(analyse, again.rootNode, readings, depth)
     } finally {
       again.delete()
     }
@@ -647,23 +645,9 @@ const launchers = new Set(["watch", "setsid", "ionice", "flock"])
 /** The word that stands for what a bare `xargs` appends: any prefix rule covers it, no exact rule does. */
 const fromInput = "<words read from input>"
 
-/** Words that only set up how the next command runs, stripped before rules look at it. */
-const preliminary = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
-  // zsh's `noglob`, and a bare `xargs` with no option (it runs its command on the words it reads),
-  // when that command only reads whatever words it gets: `xargs grep x`, not `xargs find` or `xargs rm`.
-  if (words[0] === "noglob" && words.length > 1) return preliminary(words.slice(1))
-  if (words[0] === "xargs" && words.length > 1 && !words[1]!.startsWith("-") && readsOnly.has(words[1]!)) {
-    return preliminary(words.slice(1))
-  }
-  return words
-}
-
-/** Commands whose every option only reads, whatever words follow (see `CommandRisk.takesGlobs`). */
-const readsOnly = new Set(["ls", "cat", "head", "tail", "wc", "grep", "stat", "du", "diff", "echo", "file"])
-
 const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Command => {
   const words = plain.words
-  const stripped = preliminary(words)
+  const stripped = CommandReadings.preliminary(words)
   const unwrapped = Wrappers.unwrap(stripped)
   const doubts = [...unwrapped.doubts]
   // A bare xargs appends the words it reads: an exact rule for the command must not cover that.
@@ -708,507 +692,5 @@ const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Comm
     doubts: dedupe(doubts),
     covers,
     scripts
-  }
-}
-
-// ---------------------------------------------------------------------------
-// readings
-// ---------------------------------------------------------------------------
-
-class Readings {
-  private readonly seen = new Set<string>()
-  readonly all: Array<ReadonlyArray<string>> = []
-  readonly writes: Array<string> = []
-  /** Command names that are globs (`/bin/r[m]`): bash runs whatever file they match. */
-  readonly globs: Array<string> = []
-  open: string | undefined = undefined
-  get full() {
-    return this.all.length >= maxReadings
-  }
-  add(words: ReadonlyArray<string>) {
-    if (words.length === 0) return
-    // A name computed when the command runs could be any command.
-    const name = words[0]!
-    if (/[$`]/.test(name)) this.open ??= "its command name is computed when it runs"
-    else if (/[*?[]/.test(name) && name !== "[" && name !== "[[" && this.globs.length < 64) this.globs.push(name)
-    if (this.all.length >= maxReadings) {
-      this.open ??= "it runs more commands than the engine follows"
-      return
-    }
-    const key = words.join("\u0000")
-    if (this.seen.has(key)) return
-    this.seen.add(key)
-    this.all.push(words)
-  }
-}
-
-type Env = Map<string, string>
-
-const redirectTypes = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"])
-
-const collectReadings = (
-  parser: TreeSitter.Parser,
-  root: TreeSitter.Node,
-  readings: Readings,
-  depth: number
-): void => {
-  const env: Env = new Map()
-  const stack: Array<TreeSitter.Node> = [root]
-  const depths: Array<number> = [0]
-  while (stack.length > 0 && !readings.full) {
-    const node = stack.pop()!
-    const level = depths.pop()!
-    // Beyond this nesting the rest is read lexically, once: deep trees must not cost quadratic time.
-    if (level > maxNesting) {
-      lexicalReadings(node.text, readings)
-      readings.open ??= "it nests too deeply to follow"
-      continue
-    }
-    switch (node.type) {
-      case "ERROR":
-        lexicalReadings(node.text, readings)
-        break
-      case "variable_assignment": {
-        const name = node.childForFieldName("name")?.text
-        const value = node.childForFieldName("value")
-        if (name !== undefined) env.set(name, value === null ? "" : fieldsOf(value, env).join(" ").slice(0, maxValue))
-        // A value may be evaluated later as arithmetic (`$((x))`) or a prompt (`${x@P}`).
-        if (value !== null) substitutionReadings(parser, value.text, readings, depth)
-        break
-      }
-      case "command":
-        commandReadings(parser, node, env, readings, depth)
-        break
-      case "pipeline":
-        pipedScripts(parser, node, env, readings, depth)
-        break
-      case "declaration_command":
-        // `declare -i x='a[$(cmd)]'` and `declare 'a[$(cmd)]=1'` evaluate subscripts.
-        substitutionReadings(parser, node.text, readings, depth)
-        break
-      case "test_command":
-        // `[[ a -eq 'a[$(cmd)]' ]]` evaluates its operands as arithmetic, subscripts included.
-        substitutionReadings(parser, node.text.replace(/^\[\[|\]\]$/g, ""), readings, depth)
-        break
-      case "heredoc_redirect": {
-        // `cat <<EOF | sh`: the grammar hangs the pipeline on the redirection; a shell in it reads the body.
-        const piped = node.children.find((c) => c.type === "pipeline")
-        const body = node.children.find((c) => c.type === "heredoc_body")
-        if (piped !== undefined && body !== undefined) {
-          const reads = piped.namedChildren.some((stage) => {
-            const words = commandWords(stage, env)
-            return words !== undefined && Wrappers.unwrap(preliminary(words)).readsStdinScript
-          })
-          if (reads) scriptReadings(parser, body.text, readings, depth)
-        }
-        break
-      }
-      case "heredoc_body": {
-        // A here-document expands its substitutions unless its delimiter is
-        // quoted; the grammar leaves some of them as text.
-        const start = node.parent?.children.find((c) => c.type === "heredoc_start")?.text ?? ""
-        if (!/['"\\]/.test(start)) substitutionReadings(parser, node.text, readings, depth)
-        break
-      }
-      case "file_redirect": {
-        const operator = node.children.find((c) => !c.isNamed)?.type ?? ""
-        const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1)
-        if (destination !== undefined && destination !== null && /^(?:>|>>|&>|&>>|>\||>&)$/.test(operator)) {
-          if (readings.writes.length < maxReadings) readings.writes.push(fieldsOf(destination, env).join(" "))
-        }
-        break
-      }
-    }
-    const children = node.children
-    for (let i = children.length - 1; i >= 0; i--) {
-      stack.push(children[i]!)
-      depths.push(level + 1)
-    }
-  }
-}
-
-/**
- * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`: what one stage
- * prints, a shell reading its input in the next stage runs.
- */
-const pipedScripts = (
-  parser: TreeSitter.Parser,
-  pipeline: TreeSitter.Node,
-  env: Env,
-  readings: Readings,
-  depth: number
-): void => {
-  const stages = pipeline.namedChildren
-  for (let i = 1; i < stages.length; i++) {
-    const reader = commandWords(stages[i]!, env)
-    if (reader === undefined || !Wrappers.unwrap(preliminary(reader)).readsStdinScript) continue
-    const writer = stages[i - 1]!
-    const words = commandWords(writer, env)
-    if (words !== undefined && (words[0] === "echo" || words[0] === "printf")) {
-      scriptReadings(parser, words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "), readings, depth)
-    }
-    const body = writer.type === "redirected_statement"
-      ? writer.children.find((c) => c.type === "heredoc_redirect")?.children.find((c) => c.type === "heredoc_body")
-      : undefined
-    if (body !== undefined) scriptReadings(parser, body.text, readings, depth)
-    const herestring = (writer.type === "command" ? writer : writer.namedChildren[0])?.children.find((c) =>
-      c.type === "herestring_redirect"
-    )
-    const value = herestring?.namedChildren.at(-1)
-    if (value !== undefined && words?.[0] === "cat") {
-      scriptReadings(parser, fieldsOf(value, env).join(" "), readings, depth)
-    }
-  }
-}
-
-/** The words of a stage's command, as far as the line tells. */
-const commandWords = (stage: TreeSitter.Node, env: Env): ReadonlyArray<string> | undefined => {
-  const command = stage.type === "command" ? stage : stage.namedChildren.find((c) => c.type === "command")
-  if (command === undefined) return undefined
-  const words: Array<string> = []
-  for (const child of command.children) {
-    if (child.type === "variable_assignment" || redirectTypes.has(child.type)) continue
-    const target = child.type === "command_name" ? child.firstChild : child
-    if (target !== null) words.push(...fieldsOf(target, env))
-  }
-  return words
-}
-
-const maxNesting = 200
-const maxValue = 4_096
-
-const commandReadings = (
-  parser: TreeSitter.Parser,
-  node: TreeSitter.Node,
-  env: Env,
-  readings: Readings,
-  depth: number
-): void => {
-  const words: Array<string> = []
-  const stdin: Array<string> = []
-  for (const child of node.children) {
-    if (child.type === "variable_assignment") continue
-    if (child.type === "herestring_redirect") {
-      const value = child.namedChildren.at(-1)
-      if (value !== undefined) stdin.push(fieldsOf(value, env).join(" "))
-      continue
-    }
-    if (redirectTypes.has(child.type)) continue
-    const target = child.type === "command_name" ? child.firstChild : child
-    if (target !== null) words.push(...fieldsOf(target, env))
-  }
-  // A here-document belongs to the statement around the command.
-  const parent = node.parent
-  if (parent?.type === "redirected_statement") {
-    for (const redirect of parent.children) {
-      if (redirect.type !== "heredoc_redirect") continue
-      const body = redirect.children.find((c) => c.type === "heredoc_body")
-      if (body !== undefined) stdin.push(body.text)
-    }
-  }
-  if (words.length === 0) return
-  const stripped = preliminary(words)
-  if (stripped !== words) readings.add(stripped)
-  const unwrapped = Wrappers.unwrap(stripped)
-  for (const reading of unwrapped.readings) {
-    if (reading._tag === "Words") readings.add(reading.words)
-    else scriptReadings(parser, reading.script, readings, depth)
-  }
-  readings.add(words)
-  if (unwrapped.readsStdinScript) { for (const script of stdin) scriptReadings(parser, script, readings, depth) }
-  // Builtins that evaluate a name or an arithmetic operand run the substitutions in
-  // it (`printf -v 'a[$(cmd)]'`): quoting does not stop them.
-  if (evaluating.has(stripped[0] ?? "")) {
-    for (const word of stripped.slice(1)) substitutionReadings(parser, word, readings, depth)
-  }
-  for (const script of laterScripts(stripped)) scriptReadings(parser, script, readings, depth)
-}
-
-/**
- * Code a builtin keeps to run later, which a deny rule must see now: a trap's
- * action, an alias's value, `mapfile -C`'s and `complete -C`'s callback, and
- * the program `hash -p` binds to a name.
- */
-const laterScripts = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const args = words.slice(1)
-  switch (words[0]) {
-    case "trap": {
-      const action = args.find((w) => !/^-[lp]$/.test(w) && w !== "--")
-      return action === undefined ? [] : [action]
-    }
-    case "alias":
-      return args.filter((w) => w.includes("=")).map((w) => w.slice(w.indexOf("=") + 1))
-    case "mapfile":
-    case "readarray":
-    case "complete":
-    case "compgen": {
-      const i = args.findIndex((w) => /^-[A-Za-z]*C/.test(w))
-      if (i < 0) return []
-      const flag = args[i]!
-      return flag.endsWith("C")
-        ? (args[i + 1] === undefined ? [] : [args[i + 1]!])
-        : [flag.slice(flag.indexOf("C") + 1)]
-    }
-    case "hash": {
-      const i = args.indexOf("-p")
-      return i >= 0 && args[i + 1] !== undefined ? [args[i + 1]!] : []
-    }
-    default:
-      return []
-  }
-}
-
-const evaluating = new Set([
-  "printf",
-  "test",
-  "[",
-  "declare",
-  "typeset",
-  "local",
-  "export",
-  "readonly",
-  "read",
-  "let",
-  "unset",
-  "mapfile",
-  "readarray",
-  "wait",
-  "getopts"
-])
-
-/**
- * Commands in the `$(…)` and backquoted parts of a text, read as scripts
- * whatever quotes surround them: in the operand of an evaluating builtin or
- * an unquoted here-document, bash runs them.
- */
-const substitutionReadings = (parser: TreeSitter.Parser, text: string, readings: Readings, depth: number) => {
-  if (!text.includes("$(") && !text.includes("`")) return
-  for (const inner of substitutions(text)) scriptReadings(parser, inner, readings, depth)
-}
-
-const substitutions = (text: string): ReadonlyArray<string> => {
-  const out: Array<string> = []
-  for (const match of text.matchAll(/`([^`]*)`/g)) out.push(match[1]!)
-  for (let i = text.indexOf("$("); i >= 0 && out.length < 64; i = text.indexOf("$(", i + 2)) {
-    let depth = 1
-    let j = i + 2
-    for (; j < text.length && depth > 0; j++) {
-      if (text[j] === "(") depth++
-      else if (text[j] === ")") depth--
-    }
-    out.push(text.slice(i + 2, depth === 0 ? j - 1 : j))
-  }
-  return out
-}
-
-const scriptReadings = (parser: TreeSitter.Parser, script: string, readings: Readings, depth: number) => {
-  const inner = analyseWith(parser, script, depth + 1)
-  readings.open ??= inner.open
-  readings.globs.push(...inner.globNames.slice(0, 64 - readings.globs.length))
-  for (const words of inner.readings) readings.add(words)
-  readings.writes.push(...inner.writes.slice(0, maxReadings - readings.writes.length))
-}
-
-/**
- * A word's fields, evaluated as far as the line tells: quotes removed,
- * ANSI-C strings decoded, variables the line assigned substituted, `IFS`
- * splitting, brace expansion. What cannot be known stays as written.
- */
-const fieldsOf = (node: TreeSitter.Node, env: Env): ReadonlyArray<string> => {
-  switch (node.type) {
-    case "word": {
-      const text = node.text
-      return braceExpand(text).map(unescapeUnquoted)
-    }
-    case "number":
-      return [node.text]
-    case "raw_string":
-      return [node.text.replace(/^'|'$/g, "")]
-    case "ansi_c_string":
-      return [decodeAnsiC(node.text.replace(/^\$'|'$/g, ""))]
-    case "string":
-    case "translated_string":
-      return [quotedValue(node, env)]
-    case "simple_expansion":
-    case "expansion":
-      return splitFields(expansionValue(node, env))
-    case "concatenation": {
-      // An unquoted run of words is where brace expansion happens: `{rm,-rf,/}`.
-      if (node.children.every((c) => c.type === "word")) return braceExpand(node.text).map(unescapeUnquoted)
-      let fields: Array<string> = [""]
-      for (const child of node.children) {
-        const next = fieldsOf(child, env)
-        if (next.length === 0) continue
-        fields = [...fields.slice(0, -1), `${fields.at(-1)!}${next[0]!}`, ...next.slice(1)]
-      }
-      return fields
-    }
-    default:
-      return [node.text]
-  }
-}
-
-const quotedValue = (node: TreeSitter.Node, env: Env): string => {
-  let value = ""
-  for (const child of node.children) {
-    switch (child.type) {
-      case "\"":
-      case "$":
-        break
-      case "string_content":
-        value += child.text.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "")
-        break
-      case "simple_expansion":
-      case "expansion":
-        value += expansionValue(child, env)
-        break
-      case "string":
-        value += quotedValue(child, env)
-        break
-      default:
-        value += child.text
-    }
-  }
-  return value
-}
-
-const expansionValue = (node: TreeSitter.Node, env: Env): string => {
-  const name = node.namedChildren.find((c) => c.type === "variable_name" || c.type === "special_variable_name")
-  if (name === undefined) return node.text
-  if (name.text === "IFS") return " "
-  // A changed IFS splits words where the engine cannot follow: the value is unknown.
-  if (env.has("IFS")) return node.text
-  const known = env.get(name.text)
-  const operators = node.children.filter((c) => !c.isNamed && c.type !== "${" && c.type !== "}" && c.type !== "$")
-  if (operators.length === 0) return known ?? node.text
-  const operator = operators[0]!
-  const operand = () =>
-    node.namedChildren
-      .filter((c) => c.startIndex > operator.startIndex)
-      .map((c) => fieldsOf(c, env).join(" "))
-      .join("")
-  // `${X:-default}`, `${X:=default}`: the value, or the default; with X unknown, the default is one reading.
-  if (operators.length === 1 && /^:?[-=]$/.test(operator.type)) return known ?? operand()
-  // `${X:+alternative}`: the alternative when X is set.
-  if (operators.length === 1 && /^:?\+$/.test(operator.type)) return known === "" ? "" : operand()
-  // Anything else (`${x#a}`, `${x,,}`, `${!y}`, `${x/a/b}`, `${x@P}`) transforms the value in ways
-  // the engine does not model: unknown, and a command named by it is open.
-  return node.text
-}
-
-const splitFields = (value: string): ReadonlyArray<string> => {
-  if (value.startsWith("$")) return [value]
-  const fields = value.split(/[ \t\n]+/)
-  return fields
-}
-
-const unescapeUnquoted = (text: string): string => text.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1")
-
-const maxBraceFields = 64
-
-/** Bash's brace expansion of an unquoted word (`{a,b}`, nested), bounded. */
-const braceExpand = (text: string): ReadonlyArray<string> => {
-  // Past this, expansion would only repeat work: such a word is read as written.
-  if (text.length > 1_000 || (text.match(/\{/g)?.length ?? 0) > 16) return [text]
-  const out: Array<string> = []
-  const expand = (word: string) => {
-    if (out.length >= maxBraceFields) return
-    let depth = 0
-    let open = -1
-    for (let i = 0; i < word.length; i++) {
-      const c = word[i]
-      if (c === "\\") {
-        i++
-        continue
-      }
-      if (c === "{") {
-        if (depth === 0) open = i
-        depth++
-      } else if (c === "}" && depth > 0) {
-        depth--
-        if (depth === 0) {
-          const inner = word.slice(open + 1, i)
-          const alternatives = splitTopLevel(inner)
-          if (alternatives.length > 1) {
-            for (const alternative of alternatives) expand(word.slice(0, open) + alternative + word.slice(i + 1))
-            return
-          }
-          open = -1
-        }
-      }
-    }
-    out.push(word)
-  }
-  expand(text)
-  return out
-}
-
-const splitTopLevel = (text: string): ReadonlyArray<string> => {
-  const parts: Array<string> = []
-  let depth = 0
-  let start = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (c === "\\") i++
-    else if (c === "{") depth++
-    else if (c === "}") depth--
-    else if (c === "," && depth === 0) {
-      parts.push(text.slice(start, i))
-      start = i + 1
-    }
-  }
-  parts.push(text.slice(start))
-  return parts
-}
-
-const decodeAnsiC = (body: string): string =>
-  body.replace(
-    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs,
-    (_, escape: string) => {
-      const c = escape[0]!
-      if (c === "x" || c === "u" || c === "U") return String.fromCodePoint(Number.parseInt(escape.slice(1), 16))
-      if (/[0-7]/.test(c)) return String.fromCharCode(Number.parseInt(escape, 8) & 0xff)
-      if (c === "c") return String.fromCharCode(escape.charCodeAt(1) & 0x1f)
-      const simple: Record<string, string> = {
-        a: "\u0007",
-        b: "\b",
-        e: "\u001b",
-        E: "\u001b",
-        f: "\f",
-        n: "\n",
-        r: "\r",
-        t: "\t",
-        v: "\v"
-      }
-      return simple[c] ?? c
-    }
-  )
-
-/**
- * A region the grammar could not parse, read lexically: every stretch
- * between operators is a command whose words are split on blanks, with
- * quotes dropped and braces expanded. Crude on purpose: it only ever adds
- * readings for deny rules.
- */
-const lexicalReadings = (text: string, readings: Readings): void => {
-  for (const segment of text.split(/[;&|()\n\r`{}]|\$\(|<\(|>\(/)) {
-    if (readings.full) {
-      readings.open ??= "it runs more commands than the engine follows"
-      return
-    }
-    const words = segment.replace(/["']/g, "").split(/[ \t]+/).filter((w) => w !== "")
-    if (words.length === 0) continue
-    readings.add(words)
-    const expanded = braceExpand(words.join(" "))
-    if (expanded.length > 1) readings.add(expanded)
-    for (const reading of Wrappers.unwrap(words).readings) {
-      if (reading._tag === "Words") readings.add(reading.words)
-    }
-  }
-  // Brace groups written as words (`{rm,-rf,/}`) are a command once expanded.
-  let groups = 0
-  for (const match of text.matchAll(/\{[^{}\s]*,[^{}\s]*\}/g)) {
-    if (++groups > 256 || readings.full) break
-    readings.add(braceExpand(match[0]))
   }
 }
