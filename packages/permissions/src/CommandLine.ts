@@ -672,7 +672,9 @@ const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Comm
   levels.forEach((reading, i) => {
     const name = reading.words[0]
     // `timeout 5 npm test` needs a rule for `npm test`, not for `timeout`.
-    if (name !== undefined && transparent.has(name) && i < levels.length - 1) return
+    // `command -p` looks the command up on a default PATH of its own: a different program, possibly.
+    const looksElsewhere = name === "command" && (reading.words[1] ?? "").startsWith("-")
+    if (name !== undefined && transparent.has(name) && !looksElsewhere && i < levels.length - 1) return
     covers.push(appended(reading.words))
   })
   for (const reading of unwrapped.readings) {

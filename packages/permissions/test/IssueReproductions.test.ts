@@ -168,7 +168,14 @@ describe("the issue's reproductions", () => {
         allow: ["Bash(find:*)", "Bash(watch:*)", "Bash(tee:*)", "Bash(make)", "Bash(rm:*)"]
       })
       for (
-        const line of ["find . -delete", "find . -exec sh -c id \\;", "watch ls", "make | tee /etc/profile", "rm -rf /"]
+        const line of [
+          "find . -delete",
+          "find . -exec sh -c id \\;",
+          "watch ls",
+          "make | tee /etc/profile",
+          "rm -rf /",
+          "command -p make"
+        ]
       ) {
         assert.strictEqual(yield* outcomeOf(subject, command(line)), "deny:mode", line)
       }
