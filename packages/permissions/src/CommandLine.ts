@@ -37,7 +37,6 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
-import type * as TreeSitter from "web-tree-sitter"
 import * as CommandReadings from "./CommandReadings.js"
 import * as Wrappers from "./Wrappers.js"
 
@@ -166,9 +165,9 @@ export const print = (words: ReadonlyArray<string>): string => words.map(quote).
 // loading the grammar
 // ---------------------------------------------------------------------------
 
-let loading: Promise<TreeSitter.Parser> | undefined
+let loading: Promise<CommandReadings.Grammar> | undefined
 
-const loadParser = (): Promise<TreeSitter.Parser> => {
+const loadParser = (): Promise<CommandReadings.Grammar> => {
   // One grammar per process: compiling the WebAssembly is the expensive part,
   // and parsing is synchronous and reentrant-free, so one parser serves all.
   loading ??= (async () => {
@@ -234,7 +233,7 @@ const maxSimple = 10_000
 /** Scripts within scripts (`bash -c "eval '…'"`) are followed this deep. */
 const maxDepth = 6
 
-const analyseWith = (parser: TreeSitter.Parser, source: string, depth: number): Analysis => {
+const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: number): Analysis => {
   // The readings follow the scripts a line runs through this same analysis.
   const analyse = (script: string, inner: number) => analyseWith(parser, script, inner)
   const readings = new CommandReadings.Readings()
@@ -379,7 +378,7 @@ interface Plain {
 }
 
 /** Every plain command, or why the line is not simple. */
-const plainCommands = (root: TreeSitter.Node, source: string): ReadonlyArray<Plain> | string => {
+const plainCommands = (root: CommandReadings.SyntaxNode, source: string): ReadonlyArray<Plain> | string => {
   const out: Array<Plain> = []
   const problem = statements(root, out)
   if (problem !== undefined) return problem
@@ -388,11 +387,11 @@ const plainCommands = (root: TreeSitter.Node, source: string): ReadonlyArray<Pla
   return coverageProblem(root, source) ?? out
 }
 
-const statements = (root: TreeSitter.Node, out: Array<Plain>): string | undefined => {
+const statements = (root: CommandReadings.SyntaxNode, out: Array<Plain>): string | undefined => {
   // An explicit stack, children pushed in reverse: `a && b && …` nests one
   // list per operator, and a long line must not exhaust the call stack.
-  const stack: Array<TreeSitter.Node> = []
-  const pushChildren = (node: TreeSitter.Node) => {
+  const stack: Array<CommandReadings.SyntaxNode> = []
+  const pushChildren = (node: CommandReadings.SyntaxNode) => {
     const children = node.children
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
   }
@@ -427,7 +426,7 @@ const statements = (root: TreeSitter.Node, out: Array<Plain>): string | undefine
   return undefined
 }
 
-const describeConstruct = (node: TreeSitter.Node): string => {
+const describeConstruct = (node: CommandReadings.SyntaxNode): string => {
   switch (node.type) {
     case "&":
       return "it runs a command in the background"
@@ -488,8 +487,8 @@ const safeVariables = new Set([
 const globWord = /^[A-Za-z0-9_\-+=.,:/@%^*?]+$/
 
 const plainCommand = (
-  node: TreeSitter.Node,
-  redirects: ReadonlyArray<TreeSitter.Node>,
+  node: CommandReadings.SyntaxNode,
+  redirects: ReadonlyArray<CommandReadings.SyntaxNode>,
   text: string = node.text
 ): Plain | string => {
   const words: Array<string> = []
@@ -538,7 +537,7 @@ const plainCommand = (
   return { words, source: text.slice(from), writes, reads, globs }
 }
 
-const wordProblem = (node: TreeSitter.Node): string => {
+const wordProblem = (node: CommandReadings.SyntaxNode): string => {
   switch (node.type) {
     case "simple_expansion":
     case "expansion":
@@ -567,7 +566,7 @@ const wordProblem = (node: TreeSitter.Node): string => {
 }
 
 /** The value of a word that bash takes literally, or `undefined`. */
-const literal = (node: TreeSitter.Node): string | undefined => {
+const literal = (node: CommandReadings.SyntaxNode): string | undefined => {
   switch (node.type) {
     case "word":
     case "number":
@@ -609,10 +608,10 @@ const literal = (node: TreeSitter.Node): string | undefined => {
 
 const leafTypes = new Set(["word", "number", "raw_string", "string"])
 
-const coverageProblem = (root: TreeSitter.Node, source: string): string | undefined => {
+const coverageProblem = (root: CommandReadings.SyntaxNode, source: string): string | undefined => {
   let at = 0
-  const stack: Array<TreeSitter.Node> = [root]
-  const leaves: Array<TreeSitter.Node> = []
+  const stack: Array<CommandReadings.SyntaxNode> = [root]
+  const leaves: Array<CommandReadings.SyntaxNode> = []
   while (stack.length > 0) {
     const node = stack.pop()!
     if (leafTypes.has(node.type) || node.childCount === 0) {
@@ -645,7 +644,7 @@ const launchers = new Set(["watch", "setsid", "ionice", "flock"])
 /** The word that stands for what a bare `xargs` appends: any prefix rule covers it, no exact rule does. */
 const fromInput = "<words read from input>"
 
-const commandOf = (parser: TreeSitter.Parser, plain: Plain, depth: number): Command => {
+const commandOf = (parser: CommandReadings.Grammar, plain: Plain, depth: number): Command => {
   const words = plain.words
   const stripped = CommandReadings.preliminary(words)
   const unwrapped = Wrappers.unwrap(stripped)

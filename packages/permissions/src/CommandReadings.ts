@@ -23,9 +23,54 @@
  *
  * @since 0.3.0
  */
-import type * as TreeSitter from "web-tree-sitter"
 import type * as CommandLine from "./CommandLine.js"
 import * as Wrappers from "./Wrappers.js"
+
+/**
+ * What the engine reads of a node of the bash grammar's tree: the part of
+ * web-tree-sitter's `Node` it uses, written out so that this package's
+ * declarations do not depend on web-tree-sitter's (whose own need the
+ * Emscripten types).
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SyntaxNode {
+  readonly id: number
+  readonly type: string
+  readonly text: string
+  readonly isNamed: boolean
+  readonly hasError: boolean
+  readonly startIndex: number
+  readonly endIndex: number
+  readonly childCount: number
+  readonly children: ReadonlyArray<SyntaxNode>
+  readonly namedChildren: ReadonlyArray<SyntaxNode>
+  readonly firstChild: SyntaxNode | null
+  readonly parent: SyntaxNode | null
+  readonly childForFieldName: (name: string) => SyntaxNode | null
+}
+
+/**
+ * A parse, which must be deleted: its memory lives in the WebAssembly heap.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface SyntaxTree {
+  readonly rootNode: SyntaxNode
+  readonly delete: () => void
+}
+
+/**
+ * The loaded bash grammar.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Grammar {
+  readonly parse: (source: string) => SyntaxTree | null
+}
 
 /**
  * Analyses a script the line runs, `depth` scripts deep (see
@@ -105,12 +150,12 @@ const redirectTypes = new Set(["file_redirect", "heredoc_redirect", "herestring_
  */
 export const collectReadings = (
   analyse: Analyse,
-  root: TreeSitter.Node,
+  root: SyntaxNode,
   readings: Readings,
   depth: number
 ): void => {
   const env: Env = new Map()
-  const stack: Array<TreeSitter.Node> = [root]
+  const stack: Array<SyntaxNode> = [root]
   const depths: Array<number> = [0]
   while (stack.length > 0 && !readings.full) {
     const node = stack.pop()!
@@ -190,7 +235,7 @@ export const collectReadings = (
  */
 const pipedScripts = (
   analyse: Analyse,
-  pipeline: TreeSitter.Node,
+  pipeline: SyntaxNode,
   env: Env,
   readings: Readings,
   depth: number
@@ -219,7 +264,7 @@ const pipedScripts = (
 }
 
 /** The words of a stage's command, as far as the line tells. */
-const commandWords = (stage: TreeSitter.Node, env: Env): ReadonlyArray<string> | undefined => {
+const commandWords = (stage: SyntaxNode, env: Env): ReadonlyArray<string> | undefined => {
   const command = stage.type === "command" ? stage : stage.namedChildren.find((c) => c.type === "command")
   if (command === undefined) return undefined
   const words: Array<string> = []
@@ -236,7 +281,7 @@ const maxValue = 4_096
 
 const commandReadings = (
   analyse: Analyse,
-  node: TreeSitter.Node,
+  node: SyntaxNode,
   env: Env,
   readings: Readings,
   depth: number
@@ -371,7 +416,7 @@ const scriptReadings = (analyse: Analyse, script: string, readings: Readings, de
  * ANSI-C strings decoded, variables the line assigned substituted, `IFS`
  * splitting, brace expansion. What cannot be known stays as written.
  */
-const fieldsOf = (node: TreeSitter.Node, env: Env): ReadonlyArray<string> => {
+const fieldsOf = (node: SyntaxNode, env: Env): ReadonlyArray<string> => {
   switch (node.type) {
     case "word": {
       const text = node.text
@@ -405,7 +450,7 @@ const fieldsOf = (node: TreeSitter.Node, env: Env): ReadonlyArray<string> => {
   }
 }
 
-const quotedValue = (node: TreeSitter.Node, env: Env): string => {
+const quotedValue = (node: SyntaxNode, env: Env): string => {
   let value = ""
   for (const child of node.children) {
     switch (child.type) {
@@ -429,7 +474,7 @@ const quotedValue = (node: TreeSitter.Node, env: Env): string => {
   return value
 }
 
-const expansionValue = (node: TreeSitter.Node, env: Env): string => {
+const expansionValue = (node: SyntaxNode, env: Env): string => {
   const name = node.namedChildren.find((c) => c.type === "variable_name" || c.type === "special_variable_name")
   if (name === undefined) return node.text
   if (name.text === "IFS") return " "
