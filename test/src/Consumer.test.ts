@@ -254,6 +254,27 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
     await runAgent(process.execPath, await full())
   })
 
+  it("load the bash grammar of the permission engine from the installed packages", async () => {
+    const dir = await full()
+    // The WebAssembly grammar ships in npm packages: it must resolve and load outside the workspace.
+    Fs.writeFileSync(
+      Path.join(dir, "grammar.mjs"),
+      [
+        `import { CommandLine } from "@tool-runtime/permissions"`,
+        `import { Effect } from "effect"`,
+        `const { analyse } = await Effect.runPromise(CommandLine.make)`,
+        `const a = analyse("npm test && $'\\x72m' -rf /")`,
+        `console.log(JSON.stringify({ simple: a.simple, readings: a.readings }))`
+      ].join("\n")
+    )
+    const result = await run(process.execPath, ["--liftoff-only", "grammar.mjs"], dir, MINUTE)
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.deepStrictEqual(JSON.parse(result.stdout), {
+      simple: false,
+      readings: [["npm", "test"], ["rm", "-rf", "/"]]
+    })
+  })
+
   for (const major of [22, 24]) {
     it(`run the quick start under plain node ${major}`, async () => {
       await runAgent(await nodeBinary(major), await full())
