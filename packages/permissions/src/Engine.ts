@@ -243,8 +243,18 @@ export const make = (
     const asking = yield* Effect.makeSemaphore(1)
 
     const redact = (text: string) => redactor.redact(text).text
-    const forTool = (rules: ReadonlyArray<RuleMatch.Compiled>, name: string) =>
-      rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases))
+    // Each list's rules for a tool, filtered once: the lists are fixed, and the
+    // session's is replaced (not changed) when the person adds a rule.
+    const byTool = new WeakMap<ReadonlyArray<RuleMatch.Compiled>, Map<string, ReadonlyArray<RuleMatch.Compiled>>>()
+    const forTool = (rules: ReadonlyArray<RuleMatch.Compiled>, name: string): ReadonlyArray<RuleMatch.Compiled> => {
+      let names = byTool.get(rules)
+      if (names === undefined) byTool.set(rules, names = new Map())
+      let found = names.get(name)
+      if (found === undefined) names.set(name, found = rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases)))
+      return found
+    }
+    const allowTexts = new Set(allowRules.map((rule) => rule.text))
+    const acceptEditsTexts = new Set(acceptEditsRules.map((rule) => rule.text))
 
     // Made by hand rather than with `Effect.withSpan`, which would end the
     // span with the raw exit.
@@ -501,7 +511,7 @@ export const make = (
                 ? RuleMatch.suggest(
                   tool,
                   target,
-                  forTool([...allowRules, ...(yield* Ref.get(session))], tool.name),
+                  [...forTool(allowRules, tool.name), ...forTool(yield* Ref.get(session), tool.name)],
                   location
                 )
                 : []
@@ -646,11 +656,9 @@ export const make = (
           if (byDomain !== undefined) {
             return yield* allowed({ _tag: "Rule", list: "allow", rules: byDomain }, "an allow rule matches", target)
           }
-          if (Mode.decide(mode, facts)._tag === "Deny") {
-            return yield* denied({ _tag: "Mode", mode }, Mode.decide(mode, facts).reason, {
-              input: before.input,
-              target
-            })
+          const step = Mode.decide(mode, facts)
+          if (step._tag === "Deny") {
+            return yield* denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
           }
           trail.push("no domain rule allows the URL")
           return yield* askPerson(
@@ -681,54 +689,52 @@ export const make = (
         }
         if (step._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, step.reason, target)
 
-        // 6. Allow rules, then those stored this session.
-        const byRule = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, location, writable)
-        if (byRule !== undefined) {
-          return yield* allowed({ _tag: "Rule", list: "allow", rules: byRule }, "an allow rule matches", target)
-        }
-        const withBuiltins = RuleMatch.allowMatch(
-          forTool([...allowRules, ...(yield* Ref.get(session)), ...readOnlyRules], tool.name),
+        // 10. Allow rules, those stored this session, the read-only commands and, in
+        // acceptEdits, the file commands: one match over all of them (each command
+        // takes the first list that covers it), named after the lists it used.
+        const sessionRules = yield* Ref.get(session)
+        const used = RuleMatch.allowMatch(
+          [
+            ...forTool(allowRules, tool.name),
+            ...forTool(sessionRules, tool.name),
+            ...forTool(readOnlyRules, tool.name),
+            ...(mode === "acceptEdits" ? forTool(acceptEditsRules, tool.name) : [])
+          ],
           target,
           location,
           writable
         )
-        if (withBuiltins !== undefined) {
-          const builtin = withBuiltins.every((rule) => ReadOnlyCommands.texts.has(rule))
+        if (used !== undefined) {
+          const sessionTexts = new Set(sessionRules.map((rule) => rule.text))
+          const from = (texts: ReadonlySet<string>) => used.every((rule) => texts.has(rule))
+          if (used.some((rule) => acceptEditsTexts.has(rule) && !allowTexts.has(rule) && !sessionTexts.has(rule))) {
+            return yield* allowed({ _tag: "Mode", mode }, "acceptEdits runs file commands inside the workspace", target)
+          }
+          if (from(allowTexts)) {
+            return yield* allowed({ _tag: "Rule", list: "allow", rules: used }, "an allow rule matches", target)
+          }
+          if (from(sessionTexts)) {
+            return yield* allowed(
+              { _tag: "Rule", list: "session", rules: used },
+              "allowed for the session by the person",
+              target
+            )
+          }
+          const builtin = from(ReadOnlyCommands.texts)
           return yield* allowed(
-            { _tag: "Rule", list: builtin ? "builtin" : "allow", rules: withBuiltins },
+            { _tag: "Rule", list: builtin ? "builtin" : "allow", rules: used },
             builtin ? ReadOnlyCommands.reason : "allow rules and read-only commands cover it",
             target
           )
         }
-        const bySession = RuleMatch.allowMatch(forTool(yield* Ref.get(session), tool.name), target, location, writable)
-        if (bySession !== undefined) {
-          return yield* allowed(
-            { _tag: "Rule", list: "session", rules: bySession },
-            "allowed for the session by the person",
-            target
-          )
-        }
 
-        // acceptEdits runs the everyday file commands too, on paths inside the workspace.
-        if (mode === "acceptEdits" && target._tag === "Command") {
-          const byEdits = RuleMatch.allowMatch(
-            forTool([...allowRules, ...readOnlyRules, ...acceptEditsRules], tool.name),
-            target,
-            location,
-            writable
-          )
-          if (byEdits !== undefined) {
-            return yield* allowed({ _tag: "Mode", mode }, "acceptEdits runs file commands inside the workspace", target)
-          }
-        }
-
-        // 7. A sandboxed command, when the engine auto-allows them.
+        // 11. A sandboxed command, when the engine auto-allows them.
         if (SandboxRules.autoAllows(mode, config.autoAllowSandboxedCommands === true, placement)) {
           sandboxRule = "sandbox-auto-allow"
           return yield* allowed({ _tag: "Sandbox" }, SandboxRules.autoAllowReason, target)
         }
 
-        // 8. Nothing decided: ask.
+        // 12. Nothing decided: ask.
         trail.push(`mode ${mode}: ${step.reason}`)
         return yield* askPerson(`${step.reason} and no rule allows it`, true)
       }).pipe((decide) => traced(request, decide))

@@ -228,6 +228,17 @@ describe("Engine", () => {
           assert.deepStrictEqual((yield* subject.prompts).at(-1)!.rules, [], command)
         }
         assert.deepStrictEqual(yield* subject.engine.sessionRules, ["bash(npm test)", "bash(tee out.log)"])
+        // The audit names the list that allowed each: the session's, the settings', or both with a read-only command.
+        const listOf = (command: string) =>
+          Effect.gen(function*() {
+            yield* subject.engine.authorize(request(bash, { command }))
+            const decidedBy = (yield* subject.decisions).at(-1)!.decidedBy
+            return decidedBy._tag === "Rule" ? decidedBy.list : decidedBy._tag
+          })
+        assert.strictEqual(yield* listOf("npm test"), "session")
+        assert.strictEqual(yield* listOf("git status"), "allow")
+        assert.strictEqual(yield* listOf("ls"), "builtin")
+        assert.strictEqual(yield* listOf("npm test && ls"), "allow")
       }))
 
     it.effect("always allow for paths and URLs names the exact path or host", () =>
