@@ -198,11 +198,13 @@ export const FromString: Schema.Schema<Rule, string> = Schema.transformOrFail(
 // tool names
 // ---------------------------------------------------------------------------
 
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+
 const toolGlobs = new Map<string, RegExp>()
 const toolGlob = (pattern: string): RegExp => {
   let regex = toolGlobs.get(pattern)
   if (regex === undefined) {
-    regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, "\\$&")).join(".*")}$`)
+    regex = new RegExp(`^${pattern.split("*").map(escapeRegex).join(".*")}$`)
     toolGlobs.set(pattern, regex)
   }
   return regex
@@ -335,7 +337,6 @@ const patternWords = (body: string): Either.Either<ReadonlyArray<PatternWord>, s
   return Either.right(words)
 }
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 const isStarWord = (word: PatternWord) => word.length > 0 && word.every((part) => part === star)
 const anyText = "[\\s\\S]*"
 
@@ -518,9 +519,7 @@ export const domainPattern = (specifier: string): Either.Either<(host: string) =
   }
   const host = rest.includes("*") ? rest : hostOf(`https://${rest}/`)
   if (host === undefined) return Either.left(`${JSON.stringify(text)} is not a domain`)
-  const body = host.split(".").map((label) =>
-    label.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\/-]/g, "\\$&")).join("[^.]*")
-  ).join("\\.")
+  const body = host.split(".").map((label) => label.split("*").map(escapeRegex).join("[^.]*")).join("\\.")
   const regex = new RegExp(subdomains ? `^(?:[^.]+\\.)+${body}$` : `^${body}$`)
   return Either.right((h) => regex.test(h.toLowerCase().replace(/\.$/, "")))
 }

@@ -72,16 +72,13 @@ const outcome = (example: Example, hooks: ReadonlyArray<PermissionHooks.Before> 
     const subject = built.right
     const request = requestFor(example)
     const before = (yield* subject.decisions).length
-    const exit = yield* Effect.exit(subject.engine.authorize({ callId: "c1", ...request }))
-    const got = yield* Effect.suspend(() => Effect.succeed(exit)).pipe(
-      Effect.zipRight(subject.decisions),
-      Effect.map((decisions) => {
-        const decision = decisions.slice(before).at(-1)
-        return decision === undefined ? "other" : decision.asked || decision.decidedBy._tag === "NoApprover"
-          ? "ask"
-          : `${decision.outcome}:`
-      })
-    )
+    yield* Effect.exit(subject.engine.authorize({ callId: "c1", ...request }))
+    const decision = (yield* subject.decisions).slice(before).at(-1)
+    const got = decision === undefined
+      ? "other"
+      : decision.asked || decision.decidedBy._tag === "NoApprover"
+      ? "ask"
+      : `${decision.outcome}:`
     return got === "ask" ? "ask" : got.startsWith("allow") ? "allow" : got.startsWith("deny") ? "deny" : got
   })
 
