@@ -49,8 +49,6 @@ import * as Wrappers from "./Wrappers.js"
 export interface Command {
   /** The words after quote removal. */
   readonly words: ReadonlyArray<string>
-  /** The command as written in the line (redirections and known-safe variable assignments included). */
-  readonly source: string
   /** Files its redirections write (`> out.txt`, `2>> log`), as written; `/dev/null` included. */
   readonly writes: ReadonlyArray<string>
   /** Files its redirections read (`< in.txt`), as written. */
@@ -371,7 +369,6 @@ const reserved = new Set([
 
 interface Plain {
   readonly words: ReadonlyArray<string>
-  readonly source: string
   readonly writes: ReadonlyArray<string>
   readonly reads: ReadonlyArray<string>
   readonly globs: boolean
@@ -409,7 +406,7 @@ const statements = (root: CommandReadings.SyntaxNode, out: Array<Plain>): string
         const body = child.childForFieldName("body") ?? child.namedChildren[0]
         if (body?.type !== "command") return describeConstruct(child)
         const redirects = child.namedChildren.filter((c) => c.id !== body.id)
-        const plain = plainCommand(body, redirects, child.text)
+        const plain = plainCommand(body, redirects)
         if (typeof plain === "string") return plain
         out.push(plain)
         break
@@ -488,8 +485,7 @@ const globWord = /^[A-Za-z0-9_\-+=.,:/@%^*?]+$/
 
 const plainCommand = (
   node: CommandReadings.SyntaxNode,
-  redirects: ReadonlyArray<CommandReadings.SyntaxNode>,
-  text: string = node.text
+  redirects: ReadonlyArray<CommandReadings.SyntaxNode>
 ): Plain | string => {
   const words: Array<string> = []
   let globs = false
@@ -514,9 +510,6 @@ const plainCommand = (
     words.push(value)
   }
   if (words.length === 0) return "it names no command"
-  // What a rule is matched against starts at the command's name: known-safe assignments are not part of it.
-  const name = node.children.find((c) => c.type === "command_name")
-  const from = name === undefined ? 0 : Math.max(0, name.startIndex - node.startIndex)
   const writes: Array<string> = []
   const reads: Array<string> = []
   for (const redirect of redirects) {
@@ -534,7 +527,7 @@ const plainCommand = (
     else if ([">", ">>", "&>", "&>>", ">|"].includes(operator)) writes.push(target)
     else return "it redirects input or output"
   }
-  return { words, source: text.slice(from), writes, reads, globs }
+  return { words, writes, reads, globs }
 }
 
 const wordProblem = (node: CommandReadings.SyntaxNode): string => {
@@ -686,7 +679,6 @@ const commandOf = (parser: CommandReadings.Grammar, plain: Plain, depth: number)
   return {
     words,
     text: print(words),
-    source: plain.source,
     writes: plain.writes,
     reads: plain.reads,
     globs: plain.globs,
