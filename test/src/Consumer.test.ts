@@ -20,7 +20,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 
 const root = Path.resolve(import.meta.dirname, "../..")
-const packages = ["core", "node", "permissions", "providers", "mcp", "ai"] as const
+const packages = ["redact", "core", "node", "permissions", "providers", "mcp", "ai"] as const
 const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "tool-runtime-consumer-"))
 const tarballs = Path.join(work, "tarballs")
 const nodeCache = Path.join(root, "node_modules", ".cache", "node-versions")

@@ -7,13 +7,9 @@ export * as ArtifactStore from "./ArtifactStore.js"
 /** @since 0.1.0 */
 export * as CallTrace from "./CallTrace.js"
 /** @since 0.2.0 */
-export * as Detector from "./Detector.js"
-/** @since 0.2.0 */
 export * as ForeignText from "./ForeignText.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Hooks.js"
-/** @since 0.2.0 */
-export * as PersonalData from "./PersonalData.js"
 /** @since 0.1.0 */
 export * as Pipeline from "./Pipeline.js"
 /** @since 0.1.0 */
@@ -24,8 +20,6 @@ export * as Redactor from "./Redactor.js"
 export * as Registry from "./Registry.js"
 /** @since 0.1.0 */
 export * as ResourceLocks from "./ResourceLocks.js"
-/** @since 0.2.0 */
-export * as SecretRules from "./SecretRules.js"
 /** @since 0.1.0 */
 export * as StableJson from "./StableJson.js"
 /** @since 0.1.0 */

@@ -16,13 +16,13 @@
  * applications add their own either as a `Redactor.Rule` (a keyword-gated
  * regular expression) or as a `Detector`.
  *
- * @since 0.2.0
+ * @since 0.3.0
  */
 
 /**
  * Where a trigger matched.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category models
  */
 export interface Hit {
@@ -37,7 +37,7 @@ export interface Hit {
 /**
  * The part of the text a verifier wants removed.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category models
  */
 export interface Span {
@@ -50,7 +50,7 @@ export interface Span {
 /**
  * What a verifier may consult besides its hit.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category models
  */
 export interface Context {
@@ -97,7 +97,7 @@ export interface Context {
  * Prefilters are case-sensitive: spell case-insensitive words as
  * `[kK][eE][yY]`.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category models
  */
 export type Trigger =
@@ -120,7 +120,7 @@ export type Trigger =
 /**
  * A detection rule.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category models
  */
 export interface Detector {
@@ -140,13 +140,13 @@ export interface Detector {
 }
 
 /**
- * @since 0.2.0
+ * @since 0.3.0
  * @category constructors
  */
 export const prefix = (...prefixes: ReadonlyArray<string>): Trigger => ({ _tag: "Prefix", prefixes })
 
 /**
- * @since 0.2.0
+ * @since 0.3.0
  * @category constructors
  */
 export const keyword = (...keywords: ReadonlyArray<string>): Trigger => ({
@@ -155,13 +155,13 @@ export const keyword = (...keywords: ReadonlyArray<string>): Trigger => ({
 })
 
 /**
- * @since 0.2.0
+ * @since 0.3.0
  * @category constructors
  */
 export const literal = (literal: string, prefilter?: string): Trigger => ({ _tag: "Literal", literal, prefilter })
 
 /**
- * @since 0.2.0
+ * @since 0.3.0
  * @category constructors
  */
 export const pattern = (
@@ -178,7 +178,7 @@ export const pattern = (
 /**
  * `[A-Za-z0-9_]`.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category characters
  */
 export const isWordChar = (code: number): boolean =>
@@ -187,7 +187,7 @@ export const isWordChar = (code: number): boolean =>
 /**
  * `[0-9]`.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category characters
  */
 export const isDigit = (code: number): boolean => code >= 48 && code <= 57
@@ -200,7 +200,7 @@ export const isDigit = (code: number): boolean => code >= 48 && code <= 57
  * original text or the marker of an earlier redaction, and redacting twice
  * gives what redacting once gives.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category characters
  */
 export const codeAt = (context: Context, i: number): number => i < context.floor ? 93 : context.text.charCodeAt(i)
@@ -211,7 +211,7 @@ export const codeAt = (context: Context, i: number): number => i < context.floor
  * tool output is often serialized, and a token at the start of a line must
  * not hide behind the `n`.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category characters
  */
 export const separatedBefore = (context: Context, i: number): boolean => {
@@ -223,7 +223,7 @@ export const separatedBefore = (context: Context, i: number): boolean => {
  * Whether the character at `i` is the letter of a `\n`, `\r` or `\t`
  * escape.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category characters
  */
 export const isEscapedWhitespace = (context: Context, i: number): boolean => {
@@ -236,7 +236,7 @@ export const isEscapedWhitespace = (context: Context, i: number): boolean => {
  * Whether `word` (lower case) is at `at`, in any case of its ASCII letters;
  * allocates nothing, which matters for rules that run on every keyword hit.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category matching
  */
 export const startsWithCaseless = (text: string, at: number, word: string): boolean => {
@@ -251,7 +251,7 @@ export const startsWithCaseless = (text: string, at: number, word: string): bool
 /**
  * Runs a sticky regular expression exactly at `at`.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category matching
  */
 export const matchAt = (sticky: RegExp, text: string, at: number): RegExpExecArray | null => {

@@ -14,14 +14,14 @@
  *
  * Each category can be switched off through {@link Options}.
  *
- * @since 0.2.0
+ * @since 0.3.0
  */
 import * as Detector from "./Detector.js"
 
 /**
  * Which categories to remove; all are on unless switched off.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category models
  */
 export interface Options {
@@ -38,7 +38,7 @@ export interface Options {
 /**
  * The Luhn checksum of a string of digits.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category validators
  */
 export const luhn = (digits: string): boolean => {
@@ -60,7 +60,7 @@ export const luhn = (digits: string): boolean => {
  * The card network whose issuer prefix and length a card number has, if
  * any.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category validators
  */
 export const cardIssuer = (digits: string): string | undefined => {
@@ -91,7 +91,7 @@ const maestro = new Set([5018, 5020, 5038, 5893, 6304, 6759, 6761, 6762, 6763])
  * A payment card number: 13 to 19 digits, the Luhn checksum, and a real
  * issuer prefix for that length.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category validators
  */
 export const isCardNumber = (digits: string): boolean =>
@@ -140,7 +140,7 @@ const idWeights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
  * The GB 11643-1999 check character (`0`–`9` or `X`) of the first 17
  * digits of a resident identity number.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category validators
  */
 export const chineseIdCheck = (first17: string): string => {
@@ -153,7 +153,7 @@ export const chineseIdCheck = (first17: string): string => {
  * An 18-character Chinese resident identity number: a province code, a
  * real birth date, and the right check character.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category validators
  */
 export const isChineseId = (id: string): boolean => {
@@ -173,7 +173,7 @@ export const isChineseId = (id: string): boolean => {
  * A mainland Chinese mobile number (11 digits, by the allocated `1x`
  * ranges).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category validators
  */
 export const isChineseMobile = (digits: string): boolean => chineseMobile.test(digits)
@@ -337,7 +337,7 @@ const domainEnd = (text: string, from: number, end: number): number => {
  * Email addresses. The user part of a URL (`https://user@host`) is not an
  * email address, and neither is an SSH remote (`git@github.com:org/repo`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category detectors
  */
 export const email: Detector.Detector = {
@@ -374,7 +374,7 @@ export const email: Detector.Detector = {
  * Chinese resident identity numbers (18 characters, valid checksum), bare
  * or grouped 6-8-4.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category detectors
  */
 export const chineseId: Detector.Detector = {
@@ -409,7 +409,7 @@ export const chineseId: Detector.Detector = {
  * Payment card numbers: bare, or grouped by fours (or 4-6-5 / 4-6-4) with
  * spaces or dashes; Luhn-valid and with a real issuer prefix.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category detectors
  */
 export const paymentCard: Detector.Detector = {
@@ -487,7 +487,7 @@ const international = (context: Detector.Context, at: number): number | undefine
  * without `86` (`13812345678`, `138-1234-5678`), and North American
  * numbers (`(415) 555-0134`, `415-555-0134`, `415.555.0134`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category detectors
  */
 export const phone: Detector.Detector = {
@@ -535,7 +535,7 @@ export const phone: Detector.Detector = {
  * The detectors for the categories switched on (all by default; `false`
  * switches all off).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category detectors
  */
 export const detectors = (options?: Options | false | undefined): ReadonlyArray<Detector.Detector> => {

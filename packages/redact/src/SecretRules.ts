@@ -19,64 +19,22 @@
  * `AKIAIOSFODNN7EXAMPLE` and `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`)
  * and placeholders (`${TOKEN}`, `<your-key>`, `changeme`) are left alone.
  *
- * @since 0.2.0
+ * @since 0.3.0
  */
 import * as Detector from "./Detector.js"
+import * as DeveloperTokens from "./DeveloperTokens.js"
+import * as ServiceTokens from "./ServiceTokens.js"
+import { token } from "./TokenRule.js"
+import { isPlaceholder, looksRandom } from "./Values.js"
 
-// ---------------------------------------------------------------------------
-// values
-// ---------------------------------------------------------------------------
-
-/**
- * Bits of entropy per character: separates `hunter2hunter2` from
- * `kX9#pQ2vL8`.
- *
- * @since 0.2.0
- * @category values
- */
-export const entropy = (value: string): number => {
-  const counts = new Map<string, number>()
-  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1)
-  let bits = 0
-  for (const n of counts.values()) {
-    const p = n / value.length
-    bits -= p * Math.log2(p)
-  }
-  return bits
-}
-
-const placeholderShape =
-  /^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\([^)]*\)|<[^>]*>|\{\{[^}]*\}\}|%[A-Za-z_]+%|[x*•.#-]{3,}|your[_-].*|changeme|password|secret|redacted|null|undefined|none)$/i
-
-/**
- * A value that stands for a secret without being one: a variable reference,
- * a template slot, a mask, a documentation example.
- *
- * @since 0.2.0
- * @category values
- */
-export const isPlaceholder = (value: string): boolean => placeholderShape.test(value) || /example/i.test(value)
-
-/**
- * A value assigned to a secret-looking key counts as a secret when it looks
- * random: long enough, varied enough, and not a plain word or placeholder.
- * Digits are the usual tell; a long mixed-case value or one that mixes
- * cases and symbols counts without them.
- *
- * @since 0.2.0
- * @category values
- */
-export const looksRandom = (value: string): boolean => {
-  if (value.length < 8 || isPlaceholder(value)) return false
-  const bits = entropy(value)
-  if (bits < 3) return false
-  const digits = /[0-9]/.test(value)
-  if (digits) return !/^[0-9]+$/.test(value)
-  const lower = /[a-z]/.test(value)
-  const upper = /[A-Z]/.test(value)
-  if (lower && upper && value.length >= 20 && bits >= 4) return true
-  return lower && upper && value.length >= 10 && /[^A-Za-z0-9]/.test(value)
-}
+export {
+  /** @since 0.3.0 */
+  entropy,
+  /** @since 0.3.0 */
+  isPlaceholder,
+  /** @since 0.3.0 */
+  looksRandom
+} from "./Values.js"
 
 const versionShape = /^v?[0-9]+(?:\.[0-9]+){1,3}(?:[-+][0-9A-Za-z.-]+)?$/
 const pathShape = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)/
@@ -111,37 +69,12 @@ const named = (context: Detector.Context, start: number, end: number): Detector.
 // ---------------------------------------------------------------------------
 
 /**
- * A token rule: `body` is a sticky pattern for the whole token from its
- * prefix on, and reads at most `maxLength` characters (counting a trailing
- * look-ahead).
- */
-const token = (options: {
-  readonly id: string
-  readonly prefixes: ReadonlyArray<string>
-  readonly body: RegExp
-  readonly maxLength: number
-  readonly accept?: ((token: string) => boolean) | undefined
-}): Detector.Detector => ({
-  id: options.id,
-  triggers: [Detector.prefix(...options.prefixes)],
-  before: 2,
-  after: options.maxLength + 1,
-  verify: (context, hit) => {
-    if (!Detector.separatedBefore(context, hit.start)) return undefined
-    const match = Detector.matchAt(options.body, context.text, hit.start)
-    if (match === null) return undefined
-    if (options.accept !== undefined && !options.accept(match[0])) return undefined
-    return { start: hit.start, end: hit.start + match[0].length }
-  }
-})
-
-/**
  * PEM private keys of every kind (RSA, EC, DSA, PKCS#8, encrypted, OpenSSH,
  * PGP), up to the END line; a key cut off before its END line is removed to
  * the end of its base64 body. The body may be wrapped, indented, joined by
  * spaces or escaped (`\n`) inside JSON.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const privateKey: Detector.Detector = {
@@ -164,7 +97,7 @@ const pem =
  * other documented principal prefixes. Keys ending in `EXAMPLE`, AWS's
  * documentation convention, are left alone.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const awsAccessKeyId = token({
@@ -180,7 +113,7 @@ export const awsAccessKeyId = token({
  * like `aws_secret_access_key`, `SecretAccessKey` or `secret_key` (env
  * files, the credentials file, JSON from STS, `aws configure`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const awsSecretAccessKey: Detector.Detector = {
@@ -203,7 +136,7 @@ const awsSecret =
  * user-to-server (`ghu_`), app installation (`ghs_`), refresh (`ghr_`) and
  * fine-grained personal access (`github_pat_`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const githubToken = token({
@@ -218,7 +151,7 @@ export const githubToken = token({
  * incoming mail, agent, OAuth application and service account tokens, and
  * legacy runner registration tokens.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const gitlabToken = token({
@@ -244,7 +177,7 @@ export const gitlabToken = token({
 /**
  * Anthropic API, admin and OAuth keys (`sk-ant-…`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const anthropicKey = token({
@@ -259,7 +192,7 @@ export const anthropicKey = token({
  * admin (`sk-admin-`) and legacy user keys (`sk-` and 32 or more letters
  * and digits, with or without the `T3BlbkFJ` marker).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const openaiKey = token({
@@ -273,7 +206,7 @@ export const openaiKey = token({
 /**
  * Slack bot, user, app, refresh, configuration and app-level tokens.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const slackToken = token({
@@ -287,7 +220,7 @@ export const slackToken = token({
  * Slack incoming webhooks and workflow triggers: the whole URL, since its
  * path is the credential.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const slackWebhook: Detector.Detector = {
@@ -313,7 +246,7 @@ const slackHook = /:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Z
  * Stripe secret and restricted keys, live and test, and webhook signing
  * secrets.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const stripeKey = token({
@@ -326,7 +259,7 @@ export const stripeKey = token({
 /**
  * Google API keys (`AIza…`, 39 characters).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const googleApiKey = token({
@@ -339,7 +272,7 @@ export const googleApiKey = token({
 /**
  * Google OAuth client secrets (`GOCSPX-…`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const googleOauthSecret = token({
@@ -353,7 +286,7 @@ export const googleOauthSecret = token({
  * The `private_key_id` of a Google service-account JSON file. The
  * `private_key` next to it is a PEM key, removed by {@link privateKey}.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const gcpServiceAccount: Detector.Detector = {
@@ -375,7 +308,7 @@ const serviceAccountKeyId = /_id["']?[ \t]{0,5}:[ \t]{0,5}["']([0-9a-f]{40})["']
 /**
  * npm access tokens (`npm_…`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const npmToken = token({
@@ -388,7 +321,7 @@ export const npmToken = token({
 /**
  * Hugging Face user access tokens (`hf_…`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const huggingfaceToken = token({
@@ -403,7 +336,7 @@ export const huggingfaceToken = token({
  * signature. Unsigned tokens (empty signature) are removed too: their
  * payload is what matters.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const jwt: Detector.Detector = {
@@ -437,7 +370,7 @@ const isBase64Url = (code: number): boolean => Detector.isWordChar(code) || code
  * 31 to 34 more. The trigger is the rare `Q~`; the secret starts four
  * characters before it.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const azureClientSecret: Detector.Detector = {
@@ -463,7 +396,7 @@ const azureSeparated = (context: Detector.Context, start: number): boolean => {
 /**
  * SendGrid API keys (`SG.<22>.<43>`).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const sendgridKey = token({
@@ -477,7 +410,7 @@ export const sendgridKey = token({
  * Twilio API key SIDs (`SK` and 32 hex digits). Twilio auth tokens have no
  * prefix; {@link secretAssignment} removes them from `TWILIO_AUTH_TOKEN=…`.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const twilioKey = token({
@@ -490,7 +423,7 @@ export const twilioKey = token({
 /**
  * HashiCorp Vault service, batch and recovery tokens.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const vaultToken = token({
@@ -503,7 +436,7 @@ export const vaultToken = token({
 /**
  * DigitalOcean personal access, OAuth and refresh tokens.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const digitaloceanToken = token({
@@ -516,7 +449,7 @@ export const digitaloceanToken = token({
 /**
  * Databricks personal access tokens (`dapi` and 32 hex digits).
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const databricksToken = token({
@@ -536,7 +469,7 @@ export const databricksToken = token({
  * The user and the host stay. A password that contains `@` is removed
  * whole: the host starts after the last `@` of the authority.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const urlCredentials: Detector.Detector = {
@@ -578,7 +511,7 @@ const endsAuthority = (code: number): boolean =>
  * The credential of an `Authorization:` header (`Bearer`, `Basic`,
  * `token`, or a raw key) and of a `Bearer …` anywhere. The scheme stays.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const authorizationHeader: Detector.Detector = {
@@ -613,7 +546,7 @@ const bearerValue = /[ \t]{1,5}([A-Za-z0-9._~+/-]{12,4000}={0,3})/y
  * The password of `curl -u user:password` and `curl --user user:password`,
  * anywhere on the command line, across `\` continuations.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const curlCredentials: Detector.Detector = {
@@ -640,7 +573,7 @@ const curlUser =
  * scoped to a registry (`//registry.npmjs.org/:_authToken=…`), whatever
  * the token looks like.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const npmrcAuth: Detector.Detector = {
@@ -800,7 +733,7 @@ const isValueChar = (code: number): boolean =>
  * JSON, INI, query strings, log fields and source code; ordinary words,
  * paths, versions and placeholders pass.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const secretAssignment: Detector.Detector = {
@@ -840,7 +773,7 @@ export const secretAssignment: Detector.Detector = {
  * The default catalogue, most specific first: when several rules could
  * explain the same text, the first one names it.
  *
- * @since 0.2.0
+ * @since 0.3.0
  * @category rules
  */
 export const catalogue: ReadonlyArray<Detector.Detector> = [
@@ -863,6 +796,8 @@ export const catalogue: ReadonlyArray<Detector.Detector> = [
   vaultToken,
   digitaloceanToken,
   databricksToken,
+  ...DeveloperTokens.rules,
+  ...ServiceTokens.rules,
   slackWebhook,
   urlCredentials,
   awsSecretAccessKey,

@@ -1,0 +1,953 @@
+/**
+ * Removes secrets and personal data from text before it reaches the model,
+ * the logs, the traces or the artifact store.
+ *
+ * Each finding is replaced by a marker that names what was removed
+ * (`[REDACTED:github-token]`), so the model knows something was there; the
+ * result counts the findings, in total and by rule. The rules are the
+ * catalogues in `SecretRules` and `PersonalData`, the values of secrets the
+ * application knows, and rules the application adds.
+ *
+ * The engine reads the text a fixed number of times whatever the number of
+ * rules: one pass finds every token prefix (each searched from its rarest
+ * character), one finds every context word, one per literal (`@`, `://`)
+ * and one per pattern. Each hit is verified by its rules in a bounded
+ * window; findings are committed in the order of their starts, a finding
+ * moves every pass past its end, and the output is assembled once. No
+ * pattern can backtrack without bound, and no rule rescans its window from
+ * every hit of a long run, so the time is linear in the text. A short text
+ * with no trigger at all is returned after a few cheap tests (about 100 ns).
+ *
+ * Verifiers read the text left of a hit as the output will show it (the
+ * previous finding as its marker) and never treat an earlier marker as a
+ * secret, so redacting twice gives what redacting once gives. And because
+ * every rule reads a bounded window, a streaming redactor can hold back a
+ * bounded tail of the text between chunks and decide exactly as on the
+ * whole: a secret split across chunks is still removed, and any chunking
+ * gives the same output.
+ *
+ * @since 0.3.0
+ */
+import * as Detector from "./Detector.js"
+import * as PersonalData from "./PersonalData.js"
+import * as SecretRules from "./SecretRules.js"
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface Redaction {
+  readonly text: string
+  /** How many secrets were removed. */
+  readonly count: number
+  /** How many of each rule id. */
+  readonly kinds: Readonly<Record<string, number>>
+}
+
+/**
+ * An application's own rule: a regular expression gated by keywords. A
+ * match counts only when one of the keywords (case-insensitive) occurs in
+ * it or in the 64 characters before it. When `keep` is set, the match's
+ * first capture group (a prefix such as `pin=`) stays. `accept` can veto a
+ * match; it sees the second capture group if there is one, else the match
+ * without the kept prefix.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Rule {
+  readonly id: string
+  /** Lower-case substrings of which at least one must occur in or just before the match. */
+  readonly keywords: ReadonlyArray<string>
+  readonly pattern: RegExp
+  readonly keep?: boolean | undefined
+  readonly accept?: ((secret: string) => boolean) | undefined
+  /** The longest a match can be (default 1,024): a streaming redactor holds this much back. */
+  readonly maxLength?: number | undefined
+}
+
+/**
+ * Redacts a text that arrives in chunks. `push` returns the part of the
+ * output that is final; `end` returns the rest. The concatenated outputs
+ * equal what `redact` gives for the whole text. After `end` the redactor
+ * is empty and can take a new text.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface StreamRedactor {
+  readonly push: (chunk: string) => Redaction
+  readonly end: () => Redaction
+}
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface StreamOptions {
+  /**
+   * Characters to accumulate before scanning again (default: the longest
+   * window of any rule, about 14,000 characters with the built-in rules).
+   * Smaller values emit sooner and rescan more; the output is the same.
+   */
+  readonly batch?: number | undefined
+}
+
+/**
+ * A compiled redactor. Building one compiles its rules once; it holds no
+ * state between calls, so one instance serves every text and every thread
+ * of work.
+ *
+ * @since 0.3.0
+ * @category models
+ */
+export interface Redactor {
+  readonly redact: (text: string) => Redaction
+  /** A fresh streaming redactor with the same rules. */
+  readonly stream: (options?: StreamOptions) => StreamRedactor
+}
+
+/**
+ * @since 0.3.0
+ * @category constructors
+ */
+export const marker = (id: string): string => `[REDACTED:${id}]`
+
+/**
+ * @since 0.3.0
+ * @category rules
+ */
+export const looksRandom: (value: string) => boolean = SecretRules.looksRandom
+
+/**
+ * The built-in secret rules.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const defaultRules: ReadonlyArray<Detector.Detector> = SecretRules.catalogue
+
+/**
+ * @since 0.3.0
+ * @category models
+ */
+export interface Options {
+  /** The secret rules, replacing the built-in catalogue ({@link defaultRules}). */
+  readonly rules?: ReadonlyArray<Rule | Detector.Detector> | undefined
+  /** Rules added to the secret rules. */
+  readonly extraRules?: ReadonlyArray<Rule | Detector.Detector> | undefined
+  /** The values of secrets the application knows: removed wherever they appear. */
+  readonly secrets?: ReadonlyArray<string> | undefined
+  /** Which personal data to remove: all categories unless switched off; `false` switches all off. */
+  readonly personalData?: PersonalData.Options | false | undefined
+}
+
+// ---------------------------------------------------------------------------
+// rules into detectors
+// ---------------------------------------------------------------------------
+
+const escape = (literal: string): string => literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
+
+/** A case-insensitive source for a word, without the `i` flag: `[kK][eE][yY]`. */
+const caseless = (word: string): string =>
+  [...word].map((ch) => ch.toLowerCase() === ch.toUpperCase() ? escape(ch) : `[${ch.toLowerCase()}${ch.toUpperCase()}]`)
+    .join("")
+
+/** How far before a match a custom rule's keyword may be. */
+const keywordWindow = 64
+
+const fromRule = (rule: Rule): Detector.Detector => {
+  const keywords = rule.keywords.map((k) => k.toLowerCase())
+  const maxLength = rule.maxLength ?? 1_024
+  const flags = rule.pattern.flags.replace(/[gy]/g, "") + "g"
+  return {
+    id: rule.id,
+    triggers: [
+      Detector.pattern(
+        new RegExp(rule.pattern.source, flags),
+        maxLength,
+        keywords.length === 0 ? undefined : keywords.map(caseless).join("|")
+      )
+    ],
+    before: keywordWindow,
+    after: maxLength,
+    verify: (context, hit) => {
+      const match = hit.match!
+      if (keywords.length > 0) {
+        const around = context.text.slice(Math.max(0, hit.start - keywordWindow), hit.end).toLowerCase()
+        if (!keywords.some((k) => around.includes(k))) return undefined
+      }
+      const kept = rule.keep === true && typeof match[1] === "string" ? match[1].length : 0
+      const secret = typeof match[2] === "string" ? match[2] : match[0].slice(kept)
+      if (rule.accept !== undefined && !rule.accept(secret)) return undefined
+      return { start: hit.start + kept, end: hit.end }
+    }
+  }
+}
+
+const isRule = (rule: Rule | Detector.Detector): rule is Rule => "pattern" in rule
+
+/** Secrets shorter than this would blank common text. */
+const minSecretLength = 4
+/** Up to this many known values, each is searched on its own (fast substring search); above, in one pattern. */
+const literalSecrets = 8
+
+const knownSecrets = (secrets: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const values = new Set<string>()
+  for (const value of secrets) {
+    if (value.length < minSecretLength) continue
+    values.add(value)
+    // The same value as it appears inside JSON and inside a URL.
+    values.add(JSON.stringify(value).slice(1, -1))
+    values.add(encodeURIComponent(value))
+  }
+  // Longest first, so a secret that contains another is removed whole.
+  return [...values].sort((a, b) => b.length - a.length)
+}
+
+const knownSecretDetector = (values: ReadonlyArray<string>): Detector.Detector => {
+  const longest = values[0]!.length
+  return {
+    id: "known-secret",
+    triggers: values.length <= literalSecrets
+      ? values.map((value) => Detector.literal(value))
+      : [Detector.pattern(new RegExp(values.map(escape).join("|"), "g"), longest, values.map(escape).join("|"))],
+    before: 0,
+    after: longest,
+    verify: (_, hit) => ({ start: hit.start, end: hit.end })
+  }
+}
+
+// ---------------------------------------------------------------------------
+// the engine
+// ---------------------------------------------------------------------------
+
+/**
+ * A hit of one pass: where it starts, where the pass searches next, and the
+ * detectors to try on it in catalogue order. A prefix hit can stand for
+ * prefixes that start at different places (`hits[i]` goes with
+ * `detectors[i]`); other hits share one `hit`.
+ */
+interface Found {
+  readonly start: number
+  readonly resume: number
+  readonly hit: Detector.Hit
+  readonly hits: ReadonlyArray<Detector.Hit> | undefined
+  readonly detectors: ReadonlyArray<Detector.Detector>
+}
+
+interface Pass {
+  /** A hit at `start` is decided once the text up to `start + reach` is known. */
+  readonly reach: number
+  /** The most characters a trigger reads from where its hit starts: a search finds every hit that fits. */
+  readonly trigger: number
+  /** How far before the search position a hit can start. */
+  readonly back: number
+  /** In whole texts, the pass is skipped unless this matches. */
+  readonly gate: RegExp | undefined
+  readonly find: (text: string, from: number) => Found | undefined
+}
+
+/**
+ * One test of the prefilter: `gate` is cheap; `then`, when present, is the
+ * tighter test that runs only once the gate matched (the `@` of an email is
+ * cheap to look for; the shape around it is not).
+ */
+interface Check {
+  readonly gate: RegExp
+  readonly then: RegExp | undefined
+}
+
+interface Finding {
+  readonly start: number
+  readonly end: number
+  readonly id: string
+}
+
+interface Engine {
+  readonly passes: ReadonlyArray<Pass>
+  /** A text in which some pass could hit passes one of these; undefined when no such test exists. */
+  readonly prefilter: ReadonlyArray<Check> | undefined
+  readonly maxBefore: number
+  /** Characters a stream keeps before the point up to which it has emitted. */
+  readonly context: number
+  /** Characters a stream accumulates between scans. */
+  readonly batch: number
+  readonly classify: (context: Detector.Context, at: number) => Detector.Span | undefined
+}
+
+// Characters from the most to the least frequent in tool output (logs, JSON,
+// code), as far as choosing where to search a prefix from goes. `_` and `-`
+// rank as rare on purpose: many prefixes end in one, and a pass that looks
+// for few distinct characters runs faster than one that looks for rarer but
+// more varied ones.
+const frequency = " etaoinsrlhdcu.0123456789/:=,\"mpfgwybvk-_ETAOISRNLCDUMPHGFBWYVKXJQZxjqz~"
+const rarity = (ch: string): number => {
+  const rank = frequency.indexOf(ch)
+  return rank < 0 ? frequency.length : rank
+}
+
+/**
+ * Where a prefix is searched from: its rarest character, never the first
+ * (so the look-behind checks at least two), and of equally rare ones the
+ * last (so the look-behind is as long, hence as selective, as it can be).
+ */
+const anchorOf = (prefix: string): number => {
+  let index = prefix.length > 1 ? 1 : 0
+  for (let i = index + 1; i < prefix.length; i++) {
+    if (rarity(prefix[i]!) >= rarity(prefix[index]!)) index = i
+  }
+  return index
+}
+
+/**
+ * Below this rarity an anchor would stop the pass too often (`dapi` has
+ * nothing rarer than `p`): such a prefix gets a substring search of its
+ * own, which costs a tenth of a regular-expression pass.
+ */
+const rareEnough = rarity("v")
+
+interface PrefixEntry {
+  readonly prefix: string
+  readonly detector: Detector.Detector
+}
+
+interface Anchored extends PrefixEntry {
+  /** Index of the character the pass searches for. */
+  readonly index: number
+}
+
+/**
+ * One pass for every prefix. Each prefix is found from its rarest character
+ * (never the first, so the look-behind always checks at least two): the
+ * pattern is a class of those characters followed by one look-behind for
+ * what precedes each. The rest of the prefix is checked here, outside the
+ * regular expression, which keeps the pattern small enough to run near the
+ * engine's scanning speed.
+ */
+const prefixPass = (entries: ReadonlyArray<PrefixEntry>): Pass & { readonly source: string } => {
+  const byAnchor = new Map<number, Array<Anchored>>()
+  const behind = new Map<string, Set<string>>()
+  let back = 0
+  let reach = 0
+  for (const entry of entries) {
+    const index = anchorOf(entry.prefix)
+    const anchor = entry.prefix[index]!
+    const list = byAnchor.get(anchor.charCodeAt(0)) ?? []
+    list.push({ ...entry, index })
+    byAnchor.set(anchor.charCodeAt(0), list)
+    const set = behind.get(anchor) ?? new Set()
+    set.add(entry.prefix.slice(0, index))
+    behind.set(anchor, set)
+    back = Math.max(back, index)
+    reach = Math.max(reach, entry.detector.after, entry.prefix.length)
+  }
+  const lookBehind = [...behind].map(([anchor, set]) => {
+    const before = [...set].sort((a, b) => b.length - a.length).map(escape).join("|")
+    return `(?:${before})${escape(anchor)}`
+  })
+  const source = `[${[...behind.keys()].map(escape).join("")}](?<=${lookBehind.join("|")})`
+  const regex = new RegExp(source, "g")
+  return {
+    source,
+    reach,
+    trigger: Math.max(...entries.map((entry) => entry.prefix.length)),
+    back,
+    gate: undefined,
+    find: (text, from) => {
+      regex.lastIndex = from
+      // `test` rather than `exec`: the match is the one anchor character, so
+      // its position is all there is to know, and no array is allocated.
+      while (regex.test(text)) {
+        const at = regex.lastIndex - 1
+        let hits: Array<Detector.Hit> | undefined
+        let detectors: Array<Detector.Detector> | undefined
+        let start = at
+        for (const entry of byAnchor.get(text.charCodeAt(at))!) {
+          const s = at - entry.index
+          if (s >= 0 && text.startsWith(entry.prefix, s)) {
+            ;(hits ??= []).push({ start: s, end: s + entry.prefix.length, match: undefined })
+            ;(detectors ??= []).push(entry.detector)
+            if (s < start) start = s
+          }
+        }
+        if (hits !== undefined) return { start, resume: at + 1, hit: hits[0]!, hits, detectors: detectors! }
+      }
+      return undefined
+    }
+  }
+}
+
+/** How far past its literal a trigger's filter may read (`\([2-9]\d\d\)` reads five characters). */
+const filterReach = 32
+
+/**
+ * One literal, found with the runtime's substring search. When the trigger
+ * has a tighter prefilter, it is checked at each occurrence before anything
+ * is allocated: most `(` and `+` in logs are not the start of a phone
+ * number.
+ */
+const literalPass = (
+  literal: string,
+  filter: string | undefined,
+  detectors: ReadonlyArray<Detector.Detector>
+): Pass => {
+  const sticky = filter === undefined ? undefined : new RegExp(filter, "y")
+  return {
+    reach: Math.max(literal.length, ...detectors.map((d) => d.after)),
+    trigger: literal.length + (filter === undefined ? 0 : filterReach),
+    back: 0,
+    gate: undefined,
+    find: (text, from) => {
+      for (let at = text.indexOf(literal, from); at >= 0; at = text.indexOf(literal, at + 1)) {
+        if (sticky !== undefined) {
+          sticky.lastIndex = at
+          if (!sticky.test(text)) continue
+        }
+        const hit: Detector.Hit = { start: at, end: at + literal.length, match: undefined }
+        return { start: at, resume: at + literal.length, hit, hits: undefined, detectors }
+      }
+      return undefined
+    }
+  }
+}
+
+const keywordPass = (detectors: ReadonlyArray<Detector.Detector>): Pass => {
+  const keywords = new Set<string>()
+  for (const d of detectors) {
+    for (const t of d.triggers) if (t._tag === "Keyword") { for (const k of t.keywords) keywords.add(k) }
+  }
+  const sorted = [...keywords].sort((a, b) => b.length - a.length)
+  // The alternation prefers the longest keyword at a position, so a hit on
+  // `password` also stands for the detectors of `pass`.
+  const candidates = new Map<string, ReadonlyArray<Detector.Detector>>()
+  for (const k of sorted) {
+    candidates.set(
+      k,
+      detectors.filter((d) => d.triggers.some((t) => t._tag === "Keyword" && t.keywords.some((w) => k.startsWith(w))))
+    )
+  }
+  const regex = new RegExp(sorted.map(escape).join("|"), "gi")
+  const lists = sorted.map((k) => candidates.get(k)!)
+  // The keywords by their last character, longest first: only those can
+  // end where a match ends, and the built-in ones all end differently.
+  const byLast = new Map<number, Array<number>>()
+  sorted.forEach((k, i) => {
+    const last = k.charCodeAt(k.length - 1)
+    byLast.set(last, [...(byLast.get(last) ?? []), i])
+  })
+  return {
+    reach: Math.max(sorted[0]!.length, ...detectors.map((d) => d.after)),
+    trigger: sorted[0]!.length,
+    back: 0,
+    gate: undefined,
+    find: (text, from) => {
+      regex.lastIndex = from
+      // `test` rather than `exec` (no array per hit): the keyword that
+      // matched is the longest one ending where the match ends.
+      while (regex.test(text)) {
+        const end = regex.lastIndex
+        const code = text.charCodeAt(end - 1)
+        const ending = byLast.get(code >= 65 && code <= 90 ? code + 32 : code)
+        if (ending === undefined) continue
+        for (const i of ending) {
+          const k = sorted[i]!
+          const start = end - k.length
+          if (start >= from && Detector.startsWithCaseless(text, start, k)) {
+            const hit: Detector.Hit = { start, end, match: undefined }
+            return { start, resume: end, hit, hits: undefined, detectors: lists[i]! }
+          }
+        }
+      }
+      return undefined
+    }
+  }
+}
+
+const patternPass = (
+  pattern: RegExp,
+  maxLength: number,
+  overlapping: boolean,
+  detectors: ReadonlyArray<Detector.Detector>,
+  gate: RegExp | undefined
+): Pass => {
+  const regex = pattern.global && !pattern.sticky ?
+    pattern :
+    new RegExp(pattern.source, pattern.flags.replace("y", "") + "g")
+  return {
+    reach: Math.max(maxLength, ...detectors.map((d) => d.after)),
+    trigger: maxLength,
+    back: 0,
+    gate,
+    find: (text, from) => {
+      regex.lastIndex = from
+      for (;;) {
+        const match = regex.exec(text)
+        if (match === null) return undefined
+        if (match[0].length === 0) {
+          regex.lastIndex++
+          continue
+        }
+        const hit: Detector.Hit = { start: match.index, end: match.index + match[0].length, match }
+        let resume = hit.end
+        if (overlapping) {
+          resume = hit.start + 1
+          while (resume < hit.end && Detector.isWordChar(text.charCodeAt(resume))) resume++
+        }
+        return { start: hit.start, resume, hit, hits: undefined, detectors }
+      }
+    }
+  }
+}
+
+/** Texts up to this length are tested against the prefilter before any pass runs. */
+const prefilterLimit = 2_048
+/** The window a contextual rule's value is classified in: the longest prefix plus the lead of the `Q~` rule. */
+const classifyWindow = 24
+
+const compile = (
+  detectors: ReadonlyArray<Detector.Detector>,
+  known: ReadonlyArray<string>
+): Engine => {
+  const prefixes: Array<PrefixEntry> = []
+  const keywords: Array<Detector.Detector> = []
+  const literals = new Map<string, { filter: string | undefined; detectors: Array<Detector.Detector> }>()
+  const patterns = new Map<
+    RegExp,
+    { maxLength: number; overlapping: boolean; detectors: Array<Detector.Detector> }
+  >()
+  // Prefilter parts: literals (a cheap gate, then their tighter filters),
+  // shapes (the prefix anchors, pattern filters) and keywords.
+  const gates = new Set<string>()
+  const filters = new Set<string>()
+  const shapes = new Set<string>()
+  const words = new Set<string>()
+  let filterable = true
+  let maxBefore = 0
+  let longestPrefix = 0
+  for (const detector of detectors) {
+    maxBefore = Math.max(maxBefore, detector.before)
+    for (const trigger of detector.triggers) {
+      switch (trigger._tag) {
+        case "Prefix": {
+          for (const prefix of trigger.prefixes) {
+            prefixes.push({ prefix, detector })
+            longestPrefix = Math.max(longestPrefix, prefix.length)
+          }
+          break
+        }
+        case "Keyword": {
+          if (!keywords.includes(detector)) keywords.push(detector)
+          for (const k of trigger.keywords) words.add(k)
+          break
+        }
+        case "Literal": {
+          const entry = literals.get(trigger.literal) ?? { filter: trigger.prefilter, detectors: [] }
+          // Detectors that share a literal share its filter only if they all have it.
+          if (entry.filter !== trigger.prefilter) entry.filter = undefined
+          if (!entry.detectors.includes(detector)) entry.detectors.push(detector)
+          literals.set(trigger.literal, entry)
+          gates.add(escape(trigger.literal))
+          filters.add(trigger.prefilter ?? escape(trigger.literal))
+          break
+        }
+        case "Pattern": {
+          const entry = patterns.get(trigger.pattern) ?? { maxLength: 0, overlapping: false, detectors: [] }
+          entry.maxLength = Math.max(entry.maxLength, trigger.maxLength)
+          entry.overlapping ||= trigger.overlapping === true
+          if (!entry.detectors.includes(detector)) entry.detectors.push(detector)
+          patterns.set(trigger.pattern, entry)
+          if (trigger.prefilter !== undefined) shapes.add(trigger.prefilter)
+          else filterable = false
+          break
+        }
+      }
+    }
+  }
+  for (const entry of prefixes) {
+    if (rarity(entry.prefix[anchorOf(entry.prefix)]!) >= rareEnough) continue
+    const list = literals.get(entry.prefix) ?? { filter: undefined, detectors: [] }
+    if (!list.detectors.includes(entry.detector)) list.detectors.push(entry.detector)
+    literals.set(entry.prefix, list)
+    gates.add(escape(entry.prefix))
+    filters.add(escape(entry.prefix))
+  }
+  const anchored = prefixes.filter((entry) => rarity(entry.prefix[anchorOf(entry.prefix)]!) >= rareEnough)
+  const searched = prefixes.filter((entry) => rarity(entry.prefix[anchorOf(entry.prefix)]!) < rareEnough)
+  const passes: Array<Pass> = []
+  const prefix = anchored.length === 0 ? undefined : prefixPass(anchored)
+  if (prefix !== undefined) {
+    passes.push(prefix)
+    shapes.add(prefix.source)
+  }
+  for (const [literal, { detectors: list, filter }] of literals) passes.push(literalPass(literal, filter, list))
+  if (keywords.length > 0) passes.push(keywordPass(keywords))
+  for (const [pattern, { detectors: list, maxLength, overlapping }] of patterns) {
+    const sources = list.flatMap((d) =>
+      d.triggers.flatMap((t) => t._tag === "Pattern" && t.pattern === pattern ? [t.prefilter] : [])
+    )
+    const gate = sources.every((g) => g !== undefined) ? new RegExp([...new Set(sources)].join("|")) : undefined
+    passes.push(patternPass(pattern, maxLength, overlapping, list, gate))
+  }
+  const holdBack = Math.max(0, ...passes.map((p) => p.reach))
+  const classify = (context: Detector.Context, at: number): Detector.Span | undefined => {
+    const text = context.text
+    if (prefix !== undefined) {
+      const window = text.slice(at, at + classifyWindow)
+      for (let found = prefix.find(window, 0); found !== undefined; found = prefix.find(window, found.resume)) {
+        for (let i = 0; i < found.detectors.length; i++) {
+          const local = found.hits?.[i] ?? found.hit
+          const detector = found.detectors[i]!
+          const span = detector.verify(context, { start: at + local.start, end: at + local.end, match: undefined })
+          if (span !== undefined && span.start === at) return { ...span, id: span.id ?? detector.id }
+        }
+      }
+    }
+    for (const entry of searched) {
+      if (!text.startsWith(entry.prefix, at)) continue
+      const span = entry.detector.verify(context, { start: at, end: at + entry.prefix.length, match: undefined })
+      if (span !== undefined && span.start === at) return { ...span, id: span.id ?? entry.detector.id }
+    }
+    for (const value of known) {
+      if (text.startsWith(value, at)) return { start: at, end: at + value.length, id: "known-secret" }
+    }
+    return undefined
+  }
+  return {
+    passes,
+    prefilter: !filterable ? undefined : [
+      ...(gates.size === 0
+        ? []
+        : [{ gate: new RegExp([...gates].join("|")), then: new RegExp([...filters].join("|")) }]),
+      // Shapes one by one: joined, they cost more than apart.
+      ...[...shapes].map((shape) => ({ gate: new RegExp(shape), then: undefined })),
+      ...(words.size === 0 ? [] : [{ gate: new RegExp([...words].map(escape).join("|"), "i"), then: undefined }])
+    ],
+    maxBefore: Math.max(maxBefore, markerIdLength + markerOpening.length) + 2,
+    context: Math.max(maxBefore, longestPrefix, keywordWindow, markerIdLength + markerOpening.length) + 4,
+    batch: Math.max(4_096, holdBack),
+    classify
+  }
+}
+
+interface PassState {
+  next: Found | undefined
+  from: number
+  blocked: boolean
+  done: boolean
+  gate: boolean | undefined
+}
+
+interface ScanState {
+  readonly passes: Array<PassState>
+  /** Per detector, the position before which its hits are known to hold nothing (`Context.skip`). */
+  readonly skips: Map<Detector.Detector, number>
+  /** The end of the last committed finding. */
+  floor: number
+  /** Findings verified but not committed yet, by start: a hit before their start may still come first. */
+  readonly pending: Array<Finding>
+}
+
+const freshState = (engine: Engine): ScanState => ({
+  passes: engine.passes.map(() => ({ next: undefined, from: 0, blocked: false, done: false, gate: undefined })),
+  skips: new Map(),
+  floor: 0,
+  pending: []
+})
+
+/** Keeps `pending` sorted by start; of two with the same start, the first found wins. */
+const defer = (pending: Array<Finding>, finding: Finding): void => {
+  let i = pending.length
+  while (i > 0 && pending[i - 1]!.start > finding.start) i--
+  pending.splice(i, 0, finding)
+}
+
+/** Commits the pending findings that start at or before `horizon`, in order; one that overlaps the previous is dropped. */
+const commit = (state: ScanState, horizon: number, findings: Array<Finding>): boolean => {
+  let committed = false
+  while (state.pending.length > 0 && state.pending[0]!.start <= horizon) {
+    const finding = state.pending.shift()!
+    if (finding.start < state.floor) continue
+    findings.push(finding)
+    state.floor = finding.end
+    committed = true
+  }
+  return committed
+}
+
+/**
+ * Processes hits in text order and commits findings in the order of their
+ * starts, appending them to `findings`. A contextual rule can find its
+ * secret well after its trigger (`curl … -u user:PASSWORD`); that finding
+ * waits until every hit before its start has been processed, so an email
+ * address between the two is still found, as it would be once the password
+ * is a marker.
+ *
+ * With `final`, the text is complete; otherwise a hit is processed only
+ * once the text holds its whole window. Returns the position before which
+ * the output is final.
+ */
+const scan = (
+  engine: Engine,
+  text: string,
+  state: ScanState,
+  final: boolean,
+  findings: Array<Finding>
+): number => {
+  const passes = engine.passes
+  const length = text.length
+  let verifying: Detector.Detector | undefined
+  const context = {
+    text,
+    floor: state.floor,
+    classify: (at: number) => {
+      // A verification inside another one records nothing: its hit is not one of the pass's.
+      const outer = verifying
+      verifying = undefined
+      const span = engine.classify(context, at)
+      verifying = outer
+      return span
+    },
+    skip: (until: number) => {
+      if (verifying !== undefined && until > (state.skips.get(verifying) ?? 0)) state.skips.set(verifying, until)
+    }
+  }
+  // The passes that may still hit: a finished one is dropped from the loop
+  // that runs once per hit.
+  const live: Array<number> = []
+  for (let i = 0; i < passes.length; i++) {
+    state.passes[i]!.blocked = false
+    if (!state.passes[i]!.done) live.push(i)
+  }
+  // Text without a marker (any text redacted for the first time) has no
+  // hit inside one: the walk back over the word of every hit is skipped.
+  // `ACTED:` is searched rather than the whole opening: on two-byte text
+  // V8 finds a six-character needle several times faster than a longer one.
+  const holdsMarker = text.includes(markerOpening.slice(4))
+  let horizon = Infinity
+  for (;;) {
+    let best: PassState | undefined
+    let bestStart = Infinity
+    let blockedAt = Infinity
+    for (let j = 0; j < live.length; j++) {
+      const pass = passes[live[j]!]!
+      const ps = state.passes[live[j]!]!
+      if (ps.next !== undefined && ps.next.start < state.floor) {
+        // The hit overlaps a finding: search again from the finding's end,
+        // since another hit may start inside what this one matched.
+        ps.next = undefined
+        ps.from = state.floor
+      }
+      if (ps.next === undefined && !ps.done && !ps.blocked) {
+        if (final && pass.gate !== undefined && ps.gate === undefined) ps.gate = pass.gate.test(text)
+        const from = Math.max(ps.from, state.floor)
+        const found = ps.gate === false || from >= length ? undefined : pass.find(text, from)
+        if (found === undefined) {
+          if (final) {
+            ps.done = true
+            live.splice(j--, 1)
+            continue
+          } else {
+            // No trigger fits before the end; one may start in its last characters.
+            ps.blocked = true
+            ps.from = Math.max(from, length - pass.trigger + 1)
+          }
+        } else if (!final && found.start + pass.reach > length) {
+          ps.blocked = true
+          ps.from = from
+        } else {
+          ps.next = found
+          ps.from = found.resume
+        }
+      }
+      if (ps.next !== undefined) {
+        if (ps.next.start < bestStart) {
+          best = ps
+          bestStart = ps.next.start
+        }
+      } else if (ps.blocked && ps.from - pass.back < blockedAt) {
+        blockedAt = ps.from - pass.back
+      }
+    }
+    // No hit remains before `horizon`: pending findings up to there are settled.
+    horizon = Math.min(bestStart, blockedAt)
+    if (commit(state, horizon, findings)) continue
+    if (best === undefined || bestStart >= blockedAt) break
+    const found = best.next!
+    best.next = undefined
+    context.floor = state.floor
+    for (let i = 0; i < found.detectors.length; i++) {
+      const hit = found.hits?.[i] ?? found.hit
+      const detector = found.detectors[i]!
+      if (
+        hit.start < state.floor || (state.skips.size > 0 && hit.start < (state.skips.get(detector) ?? 0)) ||
+        (holdsMarker && insideMarker(text, hit.start))
+      ) {
+        continue
+      }
+      verifying = detector
+      const span = detector.verify(context, hit)
+      verifying = undefined
+      if (span === undefined || span.start < state.floor || span.end <= span.start) continue
+      // Idempotence: a marker left by an earlier redaction is never (part of) a secret.
+      if (holdsMarker && (insideMarker(text, span.start) || text.slice(span.start, span.end).includes(markerOpening))) {
+        continue
+      }
+      defer(state.pending, { start: span.start, end: span.end, id: span.id ?? detector.id })
+      break
+    }
+  }
+  if (final) {
+    commit(state, Infinity, findings)
+    return length
+  }
+  const settled = Math.max(state.floor, horizon - engine.maxBefore)
+  return Math.min(length, state.pending.length > 0 ? Math.min(settled, state.pending[0]!.start) : settled)
+}
+
+/** The longest marker id a hit inside a marker is recognised behind. */
+const markerIdLength = 40
+const markerOpening = "[REDACTED:"
+
+/**
+ * Whether `at` is inside the id of a marker left by an earlier redaction:
+ * `secret` in `[REDACTED:aws-secret-access-key]` must not start a finding,
+ * or redacting twice would differ from redacting once.
+ */
+const insideMarker = (text: string, at: number): boolean => {
+  let start = at
+  while (start > 0 && at - start < markerIdLength && isMarkerIdChar(text.charCodeAt(start - 1))) start--
+  return start >= markerOpening.length && text.startsWith(markerOpening, start - markerOpening.length)
+}
+const isMarkerIdChar = (code: number): boolean => Detector.isWordChar(code) || code === 45 || code === 46
+
+const empty: Readonly<Record<string, number>> = Object.freeze({})
+
+const markers = new Map<string, string>()
+const markerOf = (id: string): string => {
+  let m = markers.get(id)
+  if (m === undefined) {
+    m = marker(id)
+    markers.set(id, m)
+  }
+  return m
+}
+
+/** The text from `from` to `to` with the findings (all inside it) replaced by markers. */
+const assemble = (text: string, findings: ReadonlyArray<Finding>, from: number, to: number): Redaction => {
+  if (findings.length === 0) {
+    return { text: from === 0 && to === text.length ? text : text.slice(from, to), count: 0, kinds: empty }
+  }
+  const parts: Array<string> = []
+  const kinds: Record<string, number> = {}
+  let at = from
+  for (const finding of findings) {
+    parts.push(text.slice(at, finding.start), markerOf(finding.id))
+    kinds[finding.id] = (kinds[finding.id] ?? 0) + 1
+    at = finding.end
+  }
+  parts.push(text.slice(at, to))
+  return { text: parts.join(""), count: findings.length, kinds }
+}
+
+const shiftHit = (hit: Detector.Hit, by: number): Detector.Hit => ({
+  start: hit.start - by,
+  end: hit.end - by,
+  match: hit.match
+})
+
+const shiftFound = (found: Found, by: number): Found => ({
+  start: found.start - by,
+  resume: found.resume - by,
+  hit: shiftHit(found.hit, by),
+  hits: found.hits?.map((hit) => shiftHit(hit, by)),
+  detectors: found.detectors
+})
+
+const streamOf = (engine: Engine, options: StreamOptions | undefined): StreamRedactor => {
+  const batch = Math.max(1, options?.batch ?? engine.batch)
+  let buffer = ""
+  let emitted = 0
+  let scanned = 0
+  let state = freshState(engine)
+  const step = (final: boolean): Redaction => {
+    const findings: Array<Finding> = []
+    const commit = scan(engine, buffer, state, final, findings)
+    const out = assemble(buffer, findings, emitted, commit)
+    if (final) {
+      buffer = ""
+      emitted = 0
+      scanned = 0
+      state = freshState(engine)
+      return out
+    }
+    // Everything before `commit` is settled; keep a little of it as context
+    // for look-behinds and word boundaries, and forget the rest.
+    const drop = Math.max(0, commit - engine.context)
+    for (const ps of state.passes) {
+      ps.from = Math.max(ps.from, commit) - drop
+      if (ps.next !== undefined) ps.next = shiftFound(ps.next, drop)
+    }
+    state.floor = Math.max(0, state.floor - drop)
+    for (const [detector, until] of state.skips) {
+      if (until - drop <= 0) state.skips.delete(detector)
+      else state.skips.set(detector, until - drop)
+    }
+    for (let i = 0; i < state.pending.length; i++) {
+      const finding = state.pending[i]!
+      state.pending[i] = { start: finding.start - drop, end: finding.end - drop, id: finding.id }
+    }
+    buffer = buffer.slice(drop)
+    emitted = commit - drop
+    scanned = buffer.length
+    return out
+  }
+  return {
+    push: (chunk) => {
+      buffer += chunk
+      return buffer.length - scanned < batch ? { text: "", count: 0, kinds: empty } : step(false)
+    },
+    end: () => step(true)
+  }
+}
+
+const mayHit = (engine: Engine, text: string): boolean => {
+  const tests = engine.prefilter
+  if (tests === undefined) return true
+  for (let i = 0; i < tests.length; i++) {
+    const check = tests[i]!
+    if (check.gate.test(text) && (check.then === undefined || check.then.test(text))) return true
+  }
+  return false
+}
+
+/**
+ * Builds a redactor from the built-in catalogues (or `rules`), the
+ * application's extra rules, and the actual values of secrets it knows
+ * (its own API keys), which are removed wherever they appear, whatever
+ * their shape, also JSON-escaped or URL-encoded.
+ *
+ * @since 0.3.0
+ * @category constructors
+ */
+export const make = (options?: Options): Redactor => {
+  const known = knownSecrets(options?.secrets ?? [])
+  const rules = [...(options?.rules ?? SecretRules.catalogue), ...(options?.extraRules ?? [])]
+  const detectors: Array<Detector.Detector> = [
+    ...(known.length === 0 ? [] : [knownSecretDetector(known)]),
+    ...rules.map((rule) => isRule(rule) ? fromRule(rule) : rule),
+    ...PersonalData.detectors(options?.personalData)
+  ]
+  const engine = compile(detectors, known)
+  return {
+    redact: (text) => {
+      if (engine.passes.length === 0 || (text.length <= prefilterLimit && !mayHit(engine, text))) {
+        return { text, count: 0, kinds: empty }
+      }
+      const findings: Array<Finding> = []
+      scan(engine, text, freshState(engine), true, findings)
+      return assemble(text, findings, 0, text.length)
+    },
+    stream: (options) => streamOf(engine, options)
+  }
+}

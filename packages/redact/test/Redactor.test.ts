@@ -1,0 +1,767 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as FastCheck from "effect/FastCheck"
+import * as Detector from "../src/Detector.js"
+import * as Redactor from "../src/Redactor.js"
+import { alnum, base32, markers, noise } from "./FakeSecrets.js"
+
+const redactor = Redactor.make()
+
+const whole = (text: string, redact = redactor) => redact.redact(text)
+const streamed = (text: string, sizes: ReadonlyArray<number>, batch?: number, redact = redactor) => {
+  const stream = redact.stream(batch === undefined ? undefined : { batch })
+  const parts: Array<string> = []
+  const kinds: Record<string, number> = {}
+  let count = 0
+  const take = (r: Redactor.Redaction) => {
+    parts.push(r.text)
+    count += r.count
+    for (const [k, n] of Object.entries(r.kinds)) kinds[k] = (kinds[k] ?? 0) + n
+  }
+  let at = 0
+  for (let i = 0; at < text.length; i++) {
+    const size = sizes[i % sizes.length]!
+    take(stream.push(text.slice(at, at + size)))
+    at += size
+  }
+  take(stream.end())
+  return { text: parts.join(""), count, kinds }
+}
+
+/** The text and the count, the fields these assertions are about (a redaction also counts findings by rule). */
+const plain = ({ count, text }: Redactor.Redaction) => ({ text, count })
+
+interface Case {
+  readonly rule: string
+  /** What must not survive. */
+  readonly secret: string
+  /** What must survive around it (a kept prefix), if anything. */
+  readonly kept?: string
+  readonly samples: ReadonlyArray<readonly [syntax: string, text: string]>
+}
+
+const github = "gh" + "p_" + noise(36, 1)
+const githubFineGrained = "github" + "_pat_" + noise(22, 2) + "_" + noise(59, 3)
+const aws = "AK" + "IA" + noise(16, 4, base32)
+const awsSession = "AS" + "IA" + noise(16, 5, base32)
+const anthropic = "sk-" + "ant-api03-" + noise(80, 6)
+const openaiProject = "sk-" + "proj-" + noise(48, 7)
+const openaiLegacy = "sk-" + noise(48, 8)
+const slack = "xo" + "xb-" + noise(12, 9, "0123456789") + "-" + noise(13, 10, "0123456789") + "-" + noise(24, 11)
+const slackPath = "T" + noise(8, 12, base32) + "/B" + noise(10, 13, base32) + "/" + noise(24, 14)
+const slackWebhook = "https://hooks.slack.com/services/" + slackPath
+const stripe = "sk" + "_live_" + noise(24, 15)
+const stripeRestricted = "rk" + "_test_" + noise(24, 16)
+const google = "AI" + "za" + noise(35, 17)
+const npm = "np" + "m_" + noise(36, 18)
+const huggingface = "h" + "f_" + noise(34, 19)
+const jwt = "ey" + "J" + noise(30, 20) + ".ey" + "J" + noise(60, 21) + "." + noise(43, 22)
+const pemBody = Array.from({ length: 6 }, (_, i) => noise(64, 30 + i, alnum + "+/")).join("\n")
+const pem = "-----BEGIN RSA PRIVATE KEY-----\n" + pemBody + "\n-----END RSA PRIVATE KEY-----"
+const dbPassword = "Zq8" + noise(17, 23)
+const bearer = noise(40, 24, alnum + "._-")
+const basic = noise(28, 25) + "=="
+const assigned = "Zx9" + noise(14, 26)
+
+const cases: ReadonlyArray<Case> = [
+  {
+    rule: "private-key",
+    secret: pemBody.split("\n")[2]!,
+    samples: [
+      ["a PEM file", `${pem}\n`],
+      ["a JSON service account", `{"type": "service_account", "private_key": "${pem.replaceAll("\n", "\\n")}\\n"}`],
+      ["a YAML block", `tls:\n  key: |\n    ${pem.replaceAll("\n", "\n    ")}\n  cert: server.crt`],
+      ["an env file", `SSH_KEY="${pem.replaceAll("\n", "\\n")}"`],
+      ["a log line", `2026-01-02 WARN loaded key ${pem.replaceAll("\n", " ")} from disk`],
+      ["a key cut off before its END line", `-----BEGIN OPENSSH PRIVATE KEY-----\n${pemBody}`]
+    ]
+  },
+  {
+    rule: "aws-access-key-id",
+    secret: aws,
+    samples: [
+      ["an env file", `AWS_ACCESS_KEY_ID=${aws}\nAWS_REGION=eu-west-1`],
+      ["JSON", `{"AccessKeyId": "${aws}", "Expiration": "2026-01-02T03:04:05Z"}`],
+      ["YAML", `aws_access_key_id: ${aws}`],
+      ["a log line", `2026-01-02 INFO signing request with ${aws} for s3://bucket`],
+      ["a presigned URL", `https://bucket.s3.amazonaws.com/o?X-Amz-Credential=${aws}%2F20260102%2Fus-east-1`],
+      ["source code", `const s3 = new S3Client({ credentials: { accessKeyId: "${aws}" } })`]
+    ]
+  },
+  {
+    rule: "aws-access-key-id",
+    secret: awsSession,
+    samples: [["a log line", `assumed role, temporary key ${awsSession} expires in 3600 s`]]
+  },
+  {
+    rule: "github-token",
+    secret: github,
+    samples: [
+      ["an env file", `GITHUB_TOKEN=${github}`],
+      ["JSON", `{"token": "${github}", "user": "octocat"}`],
+      ["YAML", `github:\n  token: ${github}\n`],
+      ["a log line", `2026-01-02T03:04:05Z INFO cloning with ${github} into /tmp/repo`],
+      ["a URL", `https://api.example.com/v1/repos?access=${github}&page=2`],
+      ["source code", `const octokit = new Octokit({ auth: "${github}" })`]
+    ]
+  },
+  {
+    rule: "github-token",
+    secret: githubFineGrained,
+    samples: [["an env file", `GH_TOKEN=${githubFineGrained}`]]
+  },
+  {
+    rule: "anthropic-key",
+    secret: anthropic,
+    samples: [
+      ["an env file", `ANTHROPIC_API_KEY=${anthropic}`],
+      ["JSON", `{"x-api-key": "${anthropic}"}`],
+      ["YAML", `anthropic:\n  key: ${anthropic}`],
+      ["a log line", `POST /v1/messages with ${anthropic} -> 401`],
+      ["a URL", `https://proxy.internal/v1/messages?k=${anthropic}`],
+      ["source code", `const client = new Anthropic({ apiKey: "${anthropic}" })`]
+    ]
+  },
+  {
+    rule: "openai-key",
+    secret: openaiProject,
+    samples: [
+      ["an env file", `OPENAI_API_KEY=${openaiProject}`],
+      ["JSON", `{"openai": {"key": "${openaiProject}"}}`],
+      ["YAML", `openai_key: ${openaiProject}`],
+      ["a log line", `401 Unauthorized: incorrect key ${openaiProject} provided`],
+      ["a URL", `https://gateway.internal/v1/chat?k=${openaiProject}`],
+      ["source code", `client = OpenAI(api_key="${openaiProject}")`]
+    ]
+  },
+  {
+    rule: "openai-key",
+    secret: openaiLegacy,
+    samples: [["an env file", `OPENAI_KEY=${openaiLegacy}`]]
+  },
+  {
+    rule: "slack-token",
+    secret: slack,
+    samples: [
+      ["an env file", `SLACK_BOT_TOKEN=${slack}`],
+      ["JSON", `{"ok": true, "access_token": "${slack}"}`],
+      ["YAML", `slack:\n  bot: ${slack}`],
+      ["a log line", `[bolt] starting app with ${slack}`],
+      ["a URL", `https://slack.com/api/auth.test?t=${slack}`],
+      ["source code", `const app = new App({ token: "${slack}" })`]
+    ]
+  },
+  {
+    rule: "slack-webhook",
+    secret: slackPath,
+    samples: [
+      ["an env file", `SLACK_WEBHOOK_URL=${slackWebhook}`],
+      ["JSON", `{"alerts": {"webhook": "${slackWebhook}"}}`],
+      ["YAML", `notify:\n  url: ${slackWebhook}`],
+      ["a log line", `posting alert to ${slackWebhook} (200 OK)`],
+      ["source code", `await fetch("${slackWebhook}", { method: "POST" })`]
+    ]
+  },
+  {
+    rule: "stripe-key",
+    secret: stripe,
+    samples: [
+      ["an env file", `STRIPE_KEY=${stripe}`],
+      ["JSON", `{"stripe": "${stripe}"}`],
+      ["YAML", `stripe:\n  live: ${stripe}`],
+      ["a log line", `charge failed using ${stripe}: card_declined`],
+      ["a URL", `https://billing.internal/setup?k=${stripe}`],
+      ["source code", `const stripe = new Stripe("${stripe}")`]
+    ]
+  },
+  {
+    rule: "stripe-key",
+    secret: stripeRestricted,
+    samples: [["an env file", `STRIPE_RESTRICTED=${stripeRestricted}`]]
+  },
+  {
+    rule: "google-api-key",
+    secret: google,
+    samples: [
+      ["an env file", `MAPS_KEY=${google}`],
+      ["JSON", `{"apiKey": "${google}", "projectId": "demo"}`],
+      ["YAML", `maps:\n  key: ${google}`],
+      ["a log line", `geocoding failed for ${google}: quota exceeded`],
+      ["a URL", `https://maps.googleapis.com/maps/api/geocode/json?address=Berlin&key=${google}`],
+      ["source code", `initializeApp({ apiKey: "${google}" })`]
+    ]
+  },
+  {
+    rule: "npm-token",
+    secret: npm,
+    samples: [
+      ["an .npmrc line", `//registry.npmjs.org/:_authToken=${npm}`],
+      ["JSON", `{"npm": "${npm}"}`],
+      ["YAML", `env:\n  NODE_AUTH: ${npm}`],
+      ["a log line", `npm notice using ${npm} for publish`],
+      ["a URL", `https://registry.internal/-/whoami?t=${npm}`],
+      ["source code", `process.env.NPM = "${npm}"`]
+    ]
+  },
+  {
+    rule: "huggingface-token",
+    secret: huggingface,
+    samples: [
+      ["an env file", `HF_TOKEN=${huggingface}`],
+      ["JSON", `{"hf": "${huggingface}"}`],
+      ["YAML", `hub:\n  auth: ${huggingface}`],
+      ["a log line", `downloading model with ${huggingface}`],
+      ["a URL", `https://hub.internal/api/whoami?t=${huggingface}`],
+      ["source code", `login(token="${huggingface}")`]
+    ]
+  },
+  {
+    rule: "jwt",
+    secret: jwt,
+    samples: [
+      ["an env file", `SESSION=${jwt}`],
+      ["JSON", `{"id_token": "${jwt}", "expires_in": 3600}`],
+      ["YAML", `session: ${jwt}`],
+      ["a bearer header", `Authorization: Bearer ${jwt}`],
+      ["a cookie line", `Set-Cookie: session=${jwt}; Path=/; HttpOnly`],
+      ["a URL fragment", `https://app.example.com/callback#id_token=${jwt}&state=xyz`],
+      ["source code", `const claims = decode("${jwt}")`]
+    ]
+  },
+  {
+    rule: "url-credentials",
+    secret: dbPassword,
+    kept: "://app:",
+    samples: [
+      ["an env file", `DATABASE_URL=postgres://app:${dbPassword}@db.internal:5432/app`],
+      ["JSON", `{"dsn": "mongodb+srv://app:${dbPassword}@cluster0.example.net/db"}`],
+      ["YAML", `cache:\n  url: redis://app:${dbPassword}@cache:6379/0`],
+      ["a log line", `connecting to amqp://app:${dbPassword}@rabbit:5672/ (attempt 2)`],
+      ["source code", `mysql.createConnection("mysql://app:${dbPassword}@localhost/shop")`]
+    ]
+  },
+  {
+    rule: "authorization-header",
+    secret: bearer,
+    kept: "Bearer ",
+    samples: [
+      ["an HTTP header", `GET /v1/tickets HTTP/1.1\nAuthorization: Bearer ${bearer}\nAccept: */*`],
+      ["JSON", `{"headers": {"Authorization": "Bearer ${bearer}"}}`],
+      ["YAML", `headers:\n  authorization: Bearer ${bearer}`],
+      ["a log line", `2026-01-02 DEBUG request sent with Bearer ${bearer}`],
+      ["a curl command", `curl -H "Authorization: Bearer ${bearer}" https://api.example.com/v1/me`],
+      ["source code", `fetch(url, { headers: { Authorization: "Bearer ${bearer}" } })`]
+    ]
+  },
+  {
+    rule: "authorization-header",
+    secret: basic,
+    kept: "Basic ",
+    samples: [["an HTTP header", `Authorization: Basic ${basic}\nHost: api.example.com`]]
+  },
+  {
+    rule: "secret-assignment",
+    secret: assigned,
+    samples: [
+      ["an env file", `DB_PASSWORD=${assigned}\nDB_HOST=localhost`],
+      ["JSON", `{"client_id": "web", "client_secret": "${assigned}"}`],
+      ["YAML", `database:\n  password: ${assigned}\n  user: app`],
+      ["a log line", `2026-01-02 DEBUG login user=bob password=${assigned} ok`],
+      ["a URL", `https://api.example.com/v1/items?api_key=${assigned}`],
+      ["source code", `const apiKey = "${assigned}";`],
+      ["an ini file", `[auth]\npasswd = ${assigned}`]
+    ]
+  }
+]
+
+describe("Redactor", () => {
+  describe("default rules remove", () => {
+    for (const { kept, rule, samples, secret } of cases) {
+      for (const [syntax, text] of samples) {
+        it(`${rule} in ${syntax}`, () => {
+          assert.include(text, secret)
+          const result = redactor.redact(text)
+          assert.notInclude(result.text, secret)
+          assert.include(result.text, Redactor.marker(rule))
+          if (kept !== undefined) assert.include(result.text, `${kept}${Redactor.marker(rule)}`)
+          assert.isAtLeast(result.count, 1)
+          assert.strictEqual(result.count, markers(result.text))
+        })
+      }
+    }
+
+    it("only the secret, leaving the text around it", () => {
+      const result = redactor.redact(`user=octocat token=${github} repo=tool-runtime`)
+      assert.strictEqual(result.text, "user=octocat token=[REDACTED:github-token] repo=tool-runtime")
+      assert.strictEqual(result.count, 1)
+    })
+
+    it("a private key whole, up to its END line, and nothing after it", () => {
+      const result = redactor.redact(`key:\n${pem}\nnext_field: 1`)
+      assert.strictEqual(result.text, "key:\n[REDACTED:private-key]\nnext_field: 1")
+    })
+
+    it("a token used as the user of a clone URL", () => {
+      const result = redactor.redact(`git clone https://${github}@github.com/org/repo.git`)
+      assert.notInclude(result.text, github)
+      assert.include(result.text, "@github.com/org/repo.git")
+    })
+
+    it("every occurrence, counting each", () => {
+      const result = redactor.redact(`${github} ${npm}\n${github}`)
+      assert.strictEqual(result.text, "[REDACTED:github-token] [REDACTED:npm-token]\n[REDACTED:github-token]")
+      assert.strictEqual(result.count, 3)
+    })
+  })
+
+  describe("default rules keep", () => {
+    const survivors: ReadonlyArray<readonly [label: string, text: string]> = [
+      ["a UUID next to secret-looking words", `secret rotated; version_id=550e8400-e29b-41d4-a716-446655440000`],
+      ["UUIDs in JSON", `{"secret_name": "prod/db", "request_id": "7c9e6679-7425-40de-944b-e07fc1f90ae7"}`],
+      ["a 40-hex git SHA", "commit 3f786850e387550fdab836ed7e6dc881de23001b\n\n    fix token refresh"],
+      ["git SHAs in JSON", `{"sha": "da39a3ee5e6b4b0d3255bfef95601890afd80709", "message": "rotate api key"}`],
+      ["a short word as password", "password=hunter"],
+      ["a seven-character password", "password=hunter2"],
+      ["a repeated word as password", "password=hunter2hunter2"],
+      ["a placeholder password", "PASSWORD=${DB_PASSWORD}\nSECRET=<your-secret>\npasswd: ********"],
+      ["a placeholder key", "api_key=YOUR_API_KEY\nsecret: changeme\npassword: example-password-123"],
+      ["a secret's file path", "secret_path=/etc/app/secret.key\nprivate_key_path: /etc/ssl/private/server.pem"],
+      ["paths named after secrets", "/var/run/secrets/kubernetes.io/serviceaccount/token\nssh -i ~/.ssh/id_ed25519"],
+      ["a Windows path", "C:\\Users\\bob\\AppData\\Roaming\\gh\\hosts.yml (token store)"],
+      ["version strings", "node v20.11.1, typescript@5.9.3, @octokit/auth-token@5.1.2, secret-manager==2.20.0"],
+      ["prose about secrets", "Rotate the API key every 90 days; the password policy requires 12 characters."],
+      [
+        "words that contain a token prefix",
+        "task-0123456789abcdefghijklmnopqrstuv and disk-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+      ],
+      ["a URL without credentials", "https://user@example.com:8443/path?page=2&sort=asc"]
+    ]
+    for (const [label, text] of survivors) {
+      it(label, () => {
+        assert.deepStrictEqual(plain(redactor.redact(text)), { text, count: 0 })
+      })
+    }
+  })
+
+  describe("looksRandom", () => {
+    it("accepts varied values with digits and refuses words, numbers and placeholders", () => {
+      assert.isTrue(Redactor.looksRandom("kX9#pQ2vL8"))
+      assert.isTrue(Redactor.looksRandom(assigned))
+      assert.isFalse(Redactor.looksRandom("hunter2hunter2"))
+      assert.isFalse(Redactor.looksRandom("12345678901234"))
+      assert.isFalse(Redactor.looksRandom("correcthorsebattery"))
+      assert.isFalse(Redactor.looksRandom("${API_TOKEN}"))
+      assert.isFalse(Redactor.looksRandom("example123456"))
+      assert.isFalse(Redactor.looksRandom("x9Y"))
+    })
+  })
+
+  describe("known secrets", () => {
+    const vault = "corp-vault-4f9a7Qe"
+    const known = Redactor.make({ secrets: [vault] })
+
+    it("are removed wherever they appear, whatever their shape", () => {
+      const text = [
+        `plain ${vault} here`,
+        `{"config": {"token": "${vault}"}}`,
+        `https://example.com/${vault}/download`,
+        `inside-a-word-${vault}-suffix`,
+        `${vault}${vault}`
+      ].join("\n")
+      const result = known.redact(text)
+      assert.notInclude(result.text, vault)
+      assert.notInclude(result.text, "4f9a7Qe")
+      assert.strictEqual(result.count, 6)
+      assert.strictEqual(markers(result.text), 6)
+      assert.include(result.text, "inside-a-word-[REDACTED:known-secret]-suffix")
+    })
+
+    it("are matched literally, regular-expression characters included", () => {
+      const odd = Redactor.make({ secrets: ["p@ss.w*rd(1)+[x]"] })
+      assert.deepStrictEqual(plain(odd.redact("pw is p@ss.w*rd(1)+[x]; pXss.wwrd1 is not")), {
+        text: "pw is [REDACTED:known-secret]; pXss.wwrd1 is not",
+        count: 1
+      })
+    })
+
+    it("are removed whole when one contains another", () => {
+      const nested = Redactor.make({ secrets: ["abcd1234", "abcd1234efgh"] })
+      assert.deepStrictEqual(plain(nested.redact("x abcd1234efgh y abcd1234 z")), {
+        text: "x [REDACTED:known-secret] y [REDACTED:known-secret] z",
+        count: 2
+      })
+    })
+
+    it("shorter than four characters are ignored rather than blanking common text", () => {
+      const short = Redactor.make({ secrets: ["a1"] })
+      assert.deepStrictEqual(plain(short.redact("a1 a1b2")), { text: "a1 a1b2", count: 0 })
+    })
+
+    it("are removed together with the default rules", () => {
+      const result = known.redact(`${vault} ${github}`)
+      assert.strictEqual(result.text, "[REDACTED:known-secret] [REDACTED:github-token]")
+      assert.strictEqual(result.count, 2)
+    })
+  })
+
+  describe("custom rules", () => {
+    it("run only when one of their keywords occurs, in any case", () => {
+      const ticket = Redactor.make({
+        rules: [{ id: "ticket-secret", keywords: ["tkt-"], pattern: /\bTKT-[0-9]{6}\b/g }]
+      })
+      assert.deepStrictEqual(plain(ticket.redact("see TKT-123456")), { text: "see [REDACTED:ticket-secret]", count: 1 })
+      const gated = Redactor.make({
+        rules: [{ id: "ticket-secret", keywords: ["never-present"], pattern: /\bTKT-[0-9]{6}\b/g }]
+      })
+      assert.deepStrictEqual(plain(gated.redact("see TKT-123456")), { text: "see TKT-123456", count: 0 })
+    })
+
+    it("keep the first capture group when asked, and let accept veto the captured secret", () => {
+      const pin = Redactor.make({
+        rules: [{
+          id: "pin",
+          keywords: ["pin"],
+          pattern: /(pin=)([0-9]{4,8})/g,
+          keep: true,
+          accept: (secret) => secret !== "0000"
+        }]
+      })
+      assert.deepStrictEqual(plain(pin.redact("pin=4821 pin=0000")), { text: "pin=[REDACTED:pin] pin=0000", count: 1 })
+    })
+  })
+
+  describe("laws", () => {
+    const planted = FastCheck.oneof(
+      FastCheck.stringMatching(/^[A-Za-z0-9]{36}$/).map((s) => "gh" + "p_" + s),
+      FastCheck.stringMatching(/^[A-Z2-7]{16}$/).map((s) => "AK" + "IA" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{40}$/).map((s) => "sk-" + "proj-" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{60}$/).map((s) => "sk-" + "ant-api03-" + s),
+      FastCheck.stringMatching(/^[0-9]{10}-[A-Za-z0-9]{20}$/).map((s) => "xo" + "xb-" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{24}$/).map((s) => "sk" + "_live_" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9_-]{35}$/).map((s) => "AI" + "za" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{36}$/).map((s) => "np" + "m_" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{34}$/).map((s) => "h" + "f_" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{12}\.eyJ[A-Za-z0-9]{12}\.[A-Za-z0-9]{12}$/).map((s) => "ey" + "J" + s)
+    )
+    const assignment = FastCheck.tuple(
+      FastCheck.constantFrom(
+        "password=",
+        "DB_PASSWORD=",
+        "\"client_secret\": \"",
+        "api_key: ",
+        "Authorization: Bearer "
+      ),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{6,20}[0-9]$/)
+    ).map(([key, value]) => key + value)
+    const urlWithPassword = FastCheck.stringMatching(/^[A-Za-z0-9]{4,16}$/).map((p) => `postgres://app:${p}@db/x`)
+
+    // Every part is followed by a character that ends a word, as tokens are in
+    // real output. A token glued to the end of a fixed-length one (a Google key)
+    // is a different matter: its rule may have run before the replacement gave
+    // it a word boundary.
+    const anyText = FastCheck.array(
+      FastCheck.tuple(
+        FastCheck.oneof(
+          planted,
+          assignment,
+          urlWithPassword,
+          FastCheck.string({ unit: "grapheme", maxLength: 10 }),
+          FastCheck.string({ unit: "binary-ascii", maxLength: 10 }),
+          FastCheck.constantFrom("", "://", "@", "Bearer", "password", "[REDACTED:", "]")
+        ),
+        FastCheck.constantFrom(" ", "\n", "=", ":", "\"", ",", "/", "@", ";")
+      ),
+      { maxLength: 12 }
+    ).map((parts) => parts.map(([part, end]) => part + end).join(""))
+
+    it.prop("redaction is idempotent", { text: anyText }, ({ text }) => {
+      const once = redactor.redact(text).text
+      assert.strictEqual(redactor.redact(once).text, once)
+    }, { fastCheck: { numRuns: 500 } })
+
+    const word = FastCheck.constantFrom("build", "ok", "user", "retry", "id=42", "ticket", "error:", "{", "}", "[1,2]")
+    const separated = FastCheck.array(
+      FastCheck.tuple(FastCheck.oneof(planted, word, assignment), FastCheck.constantFrom(" ", "\n", "\t", "  ")),
+      { maxLength: 10 }
+    ).map((parts) => ({ tokens: parts.map(([p]) => p), text: parts.map(([p, sep]) => p + sep).join("") }))
+
+    it.prop(
+      "removes every planted token, and counts exactly the markers it leaves",
+      { sample: separated },
+      ({ sample }) => {
+        const result = redactor.redact(sample.text)
+        for (const token of sample.tokens) {
+          if (/^(?:ghp_|AKIA|sk-|xoxb-|sk_live_|AIza|npm_|hf_|eyJ)/.test(token)) assert.notInclude(result.text, token)
+        }
+        assert.strictEqual(result.count, markers(result.text))
+      },
+      { fastCheck: { numRuns: 300 } }
+    )
+  })
+
+  describe("results", () => {
+    it("count each finding by rule", () => {
+      const result = redactor.redact(`${github} ${npm} ${github} alice@example.com`)
+      assert.deepStrictEqual(result.kinds, { "github-token": 2, "npm-token": 1, email: 1 })
+      assert.strictEqual(result.count, 4)
+    })
+
+    it("are the text itself, uncounted, when nothing is found", () => {
+      const text = "2026-03-14 INFO build finished in 42s"
+      const result = redactor.redact(text)
+      assert.strictEqual(result.text, text)
+      assert.deepStrictEqual({ count: result.count, kinds: result.kinds }, { count: 0, kinds: {} })
+    })
+  })
+
+  describe("rules from the application", () => {
+    const acme: Detector.Detector = {
+      id: "acme-key",
+      triggers: [Detector.prefix("acme_")],
+      before: 2,
+      after: 40,
+      verify: (context, hit) => {
+        if (!Detector.separatedBefore(context, hit.start)) return undefined
+        const match = Detector.matchAt(/acme_[0-9a-f]{32}(?![0-9a-f])/y, context.text, hit.start)
+        return match === null ? undefined : { start: hit.start, end: hit.start + match[0].length }
+      }
+    }
+    const acmeKey = "acme_" + noise(32, 200, "0123456789abcdef")
+    const ticket: Redactor.Rule = { id: "ticket-secret", keywords: ["tkt-"], pattern: /\bTKT-[0-9]{6}\b/g }
+
+    it("extraRules add regular-expression rules and detectors to the catalogue", () => {
+      const extended = Redactor.make({ extraRules: [ticket, acme] })
+      assert.strictEqual(
+        extended.redact(`see TKT-123456, key ${acmeKey}, token ${github}`).text,
+        "see [REDACTED:ticket-secret], key [REDACTED:acme-key], token [REDACTED:github-token]"
+      )
+    })
+
+    it("rules replace the catalogue; personal data is governed on its own", () => {
+      const only = Redactor.make({ rules: [acme] })
+      assert.strictEqual(
+        only.redact(`${acmeKey} ${github} bob@example.com`).text,
+        `[REDACTED:acme-key] ${github} [REDACTED:email]`
+      )
+      const none = Redactor.make({ rules: [acme], personalData: false })
+      assert.strictEqual(none.redact(`${github} bob@example.com`).text, `${github} bob@example.com`)
+    })
+
+    it("a keyword may stand just before the match", () => {
+      const pin = Redactor.make({
+        rules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
+        personalData: false
+      })
+      const far = "x".repeat(70)
+      assert.strictEqual(pin.redact(`PIN: 4821, ${far} room 1234`).text, `PIN: [REDACTED:pin], ${far} room 1234`)
+    })
+  })
+
+  describe("known secrets, encoded", () => {
+    const value = "p@ss w/ \"quotes\" & more"
+    const known = Redactor.make({ secrets: [value], personalData: false })
+
+    it("are removed as they appear inside JSON and inside URLs", () => {
+      const text = `${JSON.stringify({ password: value })} https://x.internal/?p=${encodeURIComponent(value)} ${value}`
+      const result = known.redact(text)
+      assert.strictEqual(result.kinds["known-secret"], 3)
+      assert.notInclude(result.text, "quotes")
+    })
+
+    it("are removed when there are many of them", () => {
+      const values = Array.from({ length: 20 }, (_, i) => `corp-secret-${i}-${noise(8, 300 + i)}`)
+      const many = Redactor.make({ secrets: values, personalData: false })
+      const result = many.redact(values.join(" | "))
+      assert.strictEqual(result.count, 20)
+      for (const v of values) assert.notInclude(result.text, v)
+    })
+  })
+
+  describe("streaming", () => {
+    const secrets = [
+      github,
+      aws,
+      anthropic,
+      jwt,
+      pem,
+      slackWebhook,
+      `postgres://app:${dbPassword}@db/app`,
+      "alice@example.com"
+    ]
+    for (const secret of secrets) {
+      it(`removes ${secret.slice(0, 12)}… split at every point`, () => {
+        const text = `start ${secret} middle ${secret}\nend`
+        const expected = whole(text)
+        for (let cut = 1; cut < text.length; cut++) {
+          const result = streamed(text, [cut, text.length], 1)
+          assert.strictEqual(result.text, expected.text)
+          assert.notInclude(result.text, secret)
+        }
+      })
+    }
+
+    it("holds back only a bounded tail, and emits the rest as it goes", () => {
+      const stream = redactor.stream()
+      const line = "2026-03-14 INFO compiling unit 42 of the project\n"
+      let emitted = 0
+      for (let i = 0; i < 2_000; i++) emitted += stream.push(line).text.length
+      assert.isAbove(emitted, line.length * 2_000 - 40_000)
+      assert.strictEqual(emitted + stream.end().text.length, line.length * 2_000)
+    })
+
+    it("starts afresh after end", () => {
+      const stream = redactor.stream({ batch: 1 })
+      stream.push(`a ${github.slice(0, 10)}`)
+      stream.end()
+      assert.strictEqual(stream.push("hello ").text + stream.end().text, "hello ")
+    })
+  })
+
+  describe("stays linear on adversarial input", () => {
+    // Not timed. Each input makes every position a hit whose verification
+    // reads a long window; a rule that rescanned its window from each hit
+    // would take minutes here (24 s a MiB for `pass=` before values ended at
+    // `=`), not pass.
+    const quarterMiB = (unit: string) => unit.repeat(Math.ceil(262_144 / unit.length))
+    it("many triggers and no secret", () => {
+      for (
+        const unit of [
+          "://",
+          "http://a",
+          "password=",
+          "pass=",
+          "api_key=",
+          "aws_secret_access_key=",
+          "password='",
+          "@",
+          "a@",
+          "+1 ",
+          "(415) ",
+          "ghp_",
+          "sk-",
+          "eyJ.",
+          "eyJ-",
+          "1",
+          "1 ",
+          "1234567 ",
+          "Authorization: Bearer ",
+          "curl ",
+          "curl -X ",
+          "-----BEGIN RSA PRIVATE KEY-----",
+          "-----BEGIN RSA PRIVATE KEY-----\nQUJD\n"
+        ]
+      ) {
+        const text = quarterMiB(unit)
+        const result = redactor.redact(text)
+        assert.strictEqual(result.text.length - result.count * 20 <= text.length, true, unit)
+      }
+    })
+
+    it("a private key without an END line", () => {
+      const text = "-----BEGIN RSA PRIVATE KEY-----\n" + "QUJD".repeat(250_000)
+      const result = redactor.redact(text)
+      assert.isTrue(result.text.startsWith("[REDACTED:private-key]"))
+    })
+
+    it("20,000 tokens, each found", () => {
+      const tokens = Array.from({ length: 20_000 }, (_, i) => "gh" + "p_" + noise(36, 1_000 + i))
+      const result = redactor.redact(tokens.join("\n"))
+      assert.strictEqual(result.count, 20_000)
+      assert.strictEqual(result.text, Array(20_000).fill("[REDACTED:github-token]").join("\n"))
+    })
+  })
+
+  describe("laws over richer text", () => {
+    const secret = FastCheck.oneof(
+      FastCheck.stringMatching(/^[A-Za-z0-9]{36}$/).map((s) => "gh" + "p_" + s),
+      FastCheck.stringMatching(/^[A-Z2-7]{16}$/).map((s) => "AK" + "IA" + s),
+      FastCheck.stringMatching(/^[A-Za-z0-9_-]{35}$/).map((s) => "AI" + "za" + s),
+      FastCheck.stringMatching(/^[a-z]{3,10}\.[a-z]{2,8}$/).map((s) => s.replace(".", "@example.") + ".com"),
+      FastCheck.stringMatching(/^[0-9]{8}$/).map((s) => "13" + "9" + s),
+      FastCheck.stringMatching(/^[0-9]{4}$/).map((s) => `+44 20 7946 ${s}`),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{10,20}[0-9]$/).map((s) => `postgres://app:${s}@db:5432/x`),
+      FastCheck.stringMatching(/^[A-Za-z0-9]{12,30}[0-9]$/).map((s) => `Authorization: Bearer ${s}`),
+      // Distinct characters: a value random enough for the entropy threshold.
+      FastCheck.shuffledSubarray([..."ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"], {
+        minLength: 8,
+        maxLength: 20
+      })
+        .map((chars) => `DB_PASSWORD=${chars.join("")}7`),
+      FastCheck.constant(pem),
+      FastCheck.constant(jwt)
+    )
+    const filler = FastCheck.oneof(
+      FastCheck.constantFrom("build", "ok", "user=42", "ticket", "error:", "{", "}", "[1,2]", "2026-03-14", "v1.2.3"),
+      FastCheck.constantFrom("://", "@", "+", "(", "password", "key", "Bearer", "[REDACTED:", "]", "\\n", "-----BEGIN"),
+      FastCheck.string({ unit: "binary-ascii", maxLength: 12 }),
+      FastCheck.string({ unit: "grapheme", maxLength: 6 })
+    )
+    const separator = FastCheck.constantFrom(" ", "\n", "\t", "=", ":", "\"", ",", "/", ";", "", "  ")
+    const text = FastCheck.array(FastCheck.tuple(FastCheck.oneof(secret, filler, filler), separator), { maxLength: 16 })
+      .map((parts) => parts.map(([part, sep]) => part + sep).join(""))
+    const planted = FastCheck.tuple(
+      FastCheck.array(FastCheck.tuple(filler, separator), { maxLength: 8 }),
+      secret,
+      FastCheck.array(FastCheck.tuple(filler, separator), { maxLength: 8 })
+    )
+
+    // Each once broke idempotence: a decision that depended on text a later
+    // finding replaced, or on a finding's own text seen through a marker.
+    const counterexamples = [
+      "password=01ABab2=xoxb-0000000000-aa00AAAaAAa0Aa0aA0Aa ",
+      "+44 20 7946 0000aaa@example.aa.com ",
+      "AKIAAA2A22AA222A2A22+44 20 7946 0000 ",
+      "AIza0A__Aa_0a0--aaa00_AA0-AAa-0AA_A--A-" + jwt,
+      "AIza-__A_-_AaA--aa_a-_0-A__0_-___-__a--AKIAAA22AA2222A2222A ",
+      "AIzaa_0_a__A-0-aa0-A0A_a_A0AaAaa_A-0_0-" + pem,
+      "AKIAA2AA2A222A222222 13900000000 ",
+      "aaa@example.aa.com" + pem,
+      "curl aaa@example.aa.com curl -u admin:Aa0aaaaaA00 https://x ",
+      "13900000000-AKIAA2AAA2A22AAAA2A2 ",
+      "curl -u admin:AAA00AaAaA0 https://x@aaa@example.aa.com@",
+      `curl ${pem} ${jwt}-curl -u admin:A0aaa00AaA0 https://x `,
+      "[REDACTED:aws-secret-access-key]: " + "A".repeat(20) + "b".repeat(20)
+    ]
+    it("is idempotent on the counterexamples found so far", () => {
+      for (const text of counterexamples) {
+        const once = redactor.redact(text).text
+        assert.deepStrictEqual({ text, twice: redactor.redact(once).text }, { text, twice: once })
+      }
+    })
+
+    it.prop("redaction is idempotent", { text }, ({ text }) => {
+      const once = redactor.redact(text)
+      const twice = redactor.redact(once.text)
+      assert.strictEqual(twice.text, once.text)
+      assert.strictEqual(twice.count, 0)
+    }, { fastCheck: { numRuns: 400 } })
+
+    it.prop(
+      "a planted secret is removed wherever it is planted, between any words",
+      { planted },
+      ({ planted: [before, secret, after] }) => {
+        // A separator that ends a word on each side, as around a secret in real output.
+        const head = before.map(([f, s]) => f + s).join("")
+        const tail = after.map(([f, s]) => f + s).join("")
+        const result = redactor.redact(`${head} ${secret}\n${tail}`)
+        assert.notInclude(result.text, secret)
+        assert.strictEqual(result.count, markers(result.text) - markers(head + tail))
+      },
+      { fastCheck: { numRuns: 400 } }
+    )
+
+    it.prop(
+      "any chunking of a stream gives what redacting the whole gives",
+      {
+        text,
+        sizes: FastCheck.array(FastCheck.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 12 }),
+        batch: FastCheck.integer({ min: 1, max: 64 })
+      },
+      ({ batch, sizes, text }) => {
+        const expected = whole(text)
+        const result = streamed(text, sizes, batch)
+        assert.deepStrictEqual(result, { text: expected.text, count: expected.count, kinds: { ...expected.kinds } })
+      },
+      { fastCheck: { numRuns: 400 } }
+    )
+  })
+})
