@@ -21,6 +21,7 @@
  *
  * @since 0.3.0
  */
+import * as CloudTokens from "./CloudTokens.js"
 import * as Detector from "./Detector.js"
 import * as DeveloperTokens from "./DeveloperTokens.js"
 import * as ServiceTokens from "./ServiceTokens.js"
@@ -797,6 +798,7 @@ export const catalogue: ReadonlyArray<Detector.Detector> = [
   digitaloceanToken,
   databricksToken,
   ...DeveloperTokens.rules,
+  ...CloudTokens.rules,
   ...ServiceTokens.rules,
   slackWebhook,
   urlCredentials,

@@ -3,11 +3,12 @@ import * as Redactor from "../src/Redactor.js"
 import * as SecretRules from "../src/SecretRules.js"
 import { leakedWindow } from "./FakeSecrets.js"
 import type { RuleSamples } from "./RuleSamples.js"
+import { cloud } from "./samples/CloudSamples.js"
 import { developer } from "./samples/DeveloperSamples.js"
 import { service } from "./samples/ServiceSamples.js"
 
 const redactor = Redactor.make()
-const all: ReadonlyArray<RuleSamples> = [...developer, ...service]
+const all: ReadonlyArray<RuleSamples> = [...developer, ...cloud, ...service]
 
 /** Each rule needs at least this many samples of each kind. */
 const minPositives = 3

@@ -1,0 +1,3 @@
+import type { RuleSamples } from "../RuleSamples.js"
+
+export const cloud: ReadonlyArray<RuleSamples> = []
