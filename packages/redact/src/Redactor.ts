@@ -31,6 +31,7 @@
 import * as Detector from "./Detector.js"
 import * as PersonalData from "./PersonalData.js"
 import * as SecretRules from "./SecretRules.js"
+import * as TokenRule from "./TokenRule.js"
 
 /**
  * @since 0.3.0
@@ -935,7 +936,7 @@ export const make = (options?: Options): Redactor => {
   const rules = [...(options?.rules ?? SecretRules.catalogue), ...(options?.extraRules ?? [])]
   const detectors: Array<Detector.Detector> = [
     ...(known.length === 0 ? [] : [knownSecretDetector(known)]),
-    ...rules.map((rule) => isRule(rule) ? fromRule(rule) : rule),
+    ...TokenRule.mergeKeyed(rules.map((rule) => isRule(rule) ? fromRule(rule) : rule)),
     ...PersonalData.detectors(options?.personalData)
   ]
   const engine = compile(detectors, known)

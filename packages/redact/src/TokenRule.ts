@@ -61,7 +61,11 @@ export const token = (options: TokenOptions): Detector.Detector => ({
  */
 export interface KeyedOptions {
   readonly id: string
-  /** Names of the service, lower case, at least four characters: one must be a part of the key. */
+  /**
+   * Names of the service, lower case, at least four characters: one must be
+   * one or more whole parts of the key (`newrelic` is a part of
+   * `NEW_RELIC_LICENSE_KEY` and of `newRelicKey`).
+   */
   readonly keywords: ReadonlyArray<string>
   /**
    * A sticky pattern for the value. It must not match a longer value's
@@ -75,30 +79,46 @@ export interface KeyedOptions {
 }
 
 /** How far an identifier may extend on either side of the keyword. */
-const identifierReach = 40
+const identifierReach = 48
 /** Operator, quotes and spaces between the key and its value. */
 const operatorReach = 24
 
 const isLower = (code: number): boolean => code >= 97 && code <= 122
 const isUpper = (code: number): boolean => code >= 65 && code <= 90
 const isIdentifierChar = (code: number): boolean => Detector.isWordChar(code) || code === 45 || code === 46
+const isSeparator = (code: number): boolean => code === 95 || code === 45 || code === 46
+
+// Between the key and its value: a closing quote or bracket, a type (`var
+// herokuKey string = …`), the operator (`=`, `:`, `:=`, `::=`, `?=`, `=>`,
+// `,` as in `setProperty("KEY", "…")`, `>` as in `<key>…`), or only spaces
+// after a command-line flag, then an opening quote, escaped or not.
+const operator =
+  /(?:\\?["'\]]){0,2}(?:[ \t]{1,3}(?:string|String|str|var)\b)?[ \t]{0,5}(?::=|::=|\?=|=>|[:=,>]|(?<=-[A-Za-z0-9_-]{2,48})[ \t](?=[ \t]{0,3}["'A-Za-z0-9]))[ \t]{0,5}(?:\\?["'`])?/y
 
 /**
- * Where the identifier around a keyword hit starts, or -1 when the keyword
- * is not a part of it (`xheroku`), or the identifier is inside a path or a
- * URL (`/heroku`, `api.heroku.com/…` is judged by what follows it).
+ * The words that name a credential in a key. Every keyed rule is tried
+ * from these rather than from its own service names: the service names of
+ * a hundred rules would make the keyword pass several times slower, and a
+ * key that holds a credential says so (`HEROKU_API_KEY`, `snykToken`,
+ * `linear-client-secret`).
  */
-const identifierStart = (context: Detector.Context, hit: Detector.Hit): number => {
+const credentialWords = ["key", "token", "secret", "pass", "pwd", "auth", "cred"] as const
+
+/**
+ * The identifier around a hit, its parts lower-cased and joined
+ * (`NEW_RELIC_KEY` is `newrelickey`), and where each part starts in the
+ * joined form. `undefined` when the identifier is a part of a path or a URL.
+ */
+interface Identifier {
+  readonly start: number
+  readonly end: number
+  readonly joined: string
+  /** Offsets in `joined` where a part starts, and its length at the end. */
+  readonly boundaries: ReadonlyArray<number>
+}
+
+const identifierAround = (context: Detector.Context, hit: Detector.Hit): Identifier | undefined => {
   const text = context.text
-  const before = hit.start > context.floor ? text.charCodeAt(hit.start - 1) : 32
-  // The keyword starts the identifier, follows a separator, or starts a camel-case part.
-  if (
-    isIdentifierChar(before) && before !== 95 && before !== 45 && before !== 46 &&
-    !(isUpper(text.charCodeAt(hit.start)) && (isLower(before) || Detector.isDigit(before))) &&
-    !Detector.isEscapedWhitespace(context, hit.start - 1)
-  ) {
-    return -1
-  }
   let start = hit.start
   while (
     start > context.floor && hit.start - start < identifierReach && isIdentifierChar(text.charCodeAt(start - 1)) &&
@@ -107,23 +127,70 @@ const identifierStart = (context: Detector.Context, hit: Detector.Hit): number =
     start--
   }
   const outside = start > context.floor ? text.charCodeAt(start - 1) : 32
-  return outside === 47 || outside === 92 || outside === 64 ? -1 : start
+  if (outside === 47 || outside === 92 || outside === 64) return undefined
+  let end = hit.end
+  while (end < text.length && end - hit.end < identifierReach && isIdentifierChar(text.charCodeAt(end))) end++
+  let joined = ""
+  const boundaries: Array<number> = []
+  let previous = 32
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i)
+    if (isSeparator(code)) {
+      previous = code
+      continue
+    }
+    if (
+      i === start || isSeparator(previous) || (isUpper(code) && !isUpper(previous)) ||
+      // The `K` of `APIKey` starts a part.
+      (isUpper(code) && isUpper(previous) && i + 1 < end && isLower(text.charCodeAt(i + 1))) ||
+      (Detector.isDigit(code) !== Detector.isDigit(previous))
+    ) {
+      boundaries.push(joined.length)
+    }
+    joined += String.fromCharCode(isUpper(code) ? code + 32 : code)
+    previous = code
+  }
+  boundaries.push(joined.length)
+  return { start, end, joined, boundaries }
 }
 
-/** Whether the keyword ends a part of the identifier: a separator, a camel-case part, a digit or its end follows. */
-const endsPart = (text: string, end: number): boolean => {
-  const after = text.charCodeAt(end)
-  if (!isIdentifierChar(after)) return true
-  return after === 95 || after === 45 || after === 46 || Detector.isDigit(after) ||
-    (isUpper(after) && isLower(text.charCodeAt(end - 1)))
+/** Whether `name` is one or more whole parts of the identifier. */
+const namesPart = (identifier: Identifier, name: string): boolean => {
+  const { boundaries, joined } = identifier
+  for (let i = 0; i < boundaries.length - 1; i++) {
+    const at = boundaries[i]!
+    if (joined.startsWith(name, at) && boundaries.includes(at + name.length)) return true
+  }
+  return false
 }
 
-// Between the key and its value: a closing quote or bracket, a type (`var
-// herokuKey string = …`), the operator (`=`, `:`, `:=`, `::=`, `?=`, `=>`,
-// `,` as in `setProperty("KEY", "…")`, `>` as in `<key>…`), or only spaces
-// after a command-line flag, then an opening quote, escaped or not.
-const operator =
-  /["'\]]{0,2}(?:[ \t]{1,3}(?:string|String|str|var)\b)?[ \t]{0,5}(?::=|::=|\?=|=>|[:=,>]|(?<=-[A-Za-z0-9_-]{2,40})[ \t](?=[ \t]{0,3}["'A-Za-z0-9]))[ \t]{0,5}(?:\\?["'`])?/y
+const keyedSpecs = new WeakMap<Detector.Detector, KeyedOptions>()
+
+const longestValue = (specs: ReadonlyArray<KeyedOptions>): number => Math.max(...specs.map((s) => s.maxLength))
+
+/** The detector for a list of keyed rules, tried in order at each hit of `words`. */
+const dispatch = (id: string, specs: ReadonlyArray<KeyedOptions>, words: ReadonlyArray<string>): Detector.Detector => ({
+  id,
+  triggers: [Detector.keyword(...words)],
+  before: identifierReach + 1,
+  after: 2 * identifierReach + operatorReach + longestValue(specs) + 1,
+  verify: (context, hit) => {
+    const identifier = identifierAround(context, hit)
+    if (identifier === undefined) return undefined
+    let op: RegExpExecArray | null = null
+    for (const spec of specs) {
+      if (!spec.keywords.some((name) => namesPart(identifier, name))) continue
+      op ??= Detector.matchAt(operator, context.text, identifier.end)
+      if (op === null || op[0].length > operatorReach) return undefined
+      const start = identifier.end + op[0].length
+      const match = Detector.matchAt(spec.value, context.text, start)
+      if (match === null || isPlaceholder(match[0])) continue
+      if (spec.accept !== undefined && !spec.accept(match[0])) continue
+      return { start, end: start + match[0].length, id: spec.id }
+    }
+    return undefined
+  }
+})
 
 /**
  * A value assigned to a key that names the service. Returns the value's
@@ -132,22 +199,36 @@ const operator =
  * @since 0.3.0
  * @category constructors
  */
-export const keyed = (options: KeyedOptions): Detector.Detector => ({
-  id: options.id,
-  triggers: [Detector.keyword(...options.keywords)],
-  before: identifierReach + 1,
-  after: 2 * identifierReach + operatorReach + options.maxLength + 1,
-  verify: (context, hit) => {
-    const text = context.text
-    if (identifierStart(context, hit) < 0 || !endsPart(text, hit.end)) return undefined
-    let end = hit.end
-    while (end < text.length && end - hit.end < identifierReach && isIdentifierChar(text.charCodeAt(end))) end++
-    const op = Detector.matchAt(operator, text, end)
-    if (op === null || op[0].length > operatorReach) return undefined
-    const start = end + op[0].length
-    const match = Detector.matchAt(options.value, text, start)
-    if (match === null || isPlaceholder(match[0])) return undefined
-    if (options.accept !== undefined && !options.accept(match[0])) return undefined
-    return { start, end: start + match[0].length }
-  }
-})
+export const keyed = (options: KeyedOptions): Detector.Detector => {
+  const detector = dispatch(options.id, [options], options.keywords)
+  keyedSpecs.set(detector, options)
+  return detector
+}
+
+/**
+ * The rules with every `keyed` rule among them merged into one detector,
+ * at the place of the first: it is tried at each credential word (`key`,
+ * `token`, `secret`…) and looks up the services the key names, so any
+ * number of keyed rules costs one keyword pass over the text and one
+ * identifier scan per hit. `Redactor.make` merges the rules it is given.
+ * A key that names a service but no credential word (`heroku: <uuid>`) is
+ * then not read: a key that holds a credential says so.
+ *
+ * @since 0.3.0
+ * @category combinators
+ */
+export const mergeKeyed = (rules: ReadonlyArray<Detector.Detector>): ReadonlyArray<Detector.Detector> => {
+  const specs = rules.flatMap((rule) => {
+    const spec = keyedSpecs.get(rule)
+    return spec === undefined ? [] : [spec]
+  })
+  if (specs.length < 2) return rules
+  const merged = dispatch("keyed-credential", specs, credentialWords)
+  let placed = false
+  return rules.flatMap((rule) => {
+    if (!keyedSpecs.has(rule)) return [rule]
+    if (placed) return []
+    placed = true
+    return [merged]
+  })
+}
