@@ -4,6 +4,8 @@
  * and no scanner flags it.
  */
 
+import { assert } from "@effect/vitest"
+
 export const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 export const base32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 export const hex = "0123456789abcdef"
@@ -32,4 +34,31 @@ export const leakedWindow = (haystack: string, secret: string): string | undefin
     if (haystack.includes(window)) return window
   }
   return undefined
+}
+
+/**
+ * Asserts that `secret` is gone from `haystack`: no 8-character window of it
+ * survives (a secret shorter than that, not whole). With `input`, a window
+ * that also occurs in the input outside the secret's own occurrences is not
+ * counted: surviving text that happens to share it is not a leak.
+ */
+export const assertGone = (haystack: string, secret: string, input?: string): void => {
+  const elsewhere = input === undefined ? "" : input.split(secret).join("\u0000")
+  let leaked: string | undefined
+  if (secret.length < 8) leaked = haystack.includes(secret) ? secret : undefined
+  else {
+    for (let i = 0; i + 8 <= secret.length && leaked === undefined; i++) {
+      const window = secret.slice(i, i + 8)
+      if (haystack.includes(window) && !elsewhere.includes(window)) leaked = window
+    }
+  }
+  if (leaked !== undefined) {
+    const at = haystack.indexOf(leaked)
+    const around = haystack.slice(Math.max(0, at - 60), at + 68)
+    assert.fail(
+      `${JSON.stringify(leaked)} of the secret ${JSON.stringify(secret.slice(0, 40))}${
+        secret.length > 40 ? "…" : ""
+      } (${secret.length} characters) survives: …${JSON.stringify(around)}…`
+    )
+  }
 }

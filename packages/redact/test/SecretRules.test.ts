@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Redactor from "../src/Redactor.js"
 import * as SecretRules from "../src/SecretRules.js"
-import { alnum, base32, hex, markers, noise } from "./FakeSecrets.js"
+import { alnum, assertGone, base32, hex, leakedWindow, markers, noise } from "./FakeSecrets.js"
 
 const redactor = Redactor.make()
 
@@ -40,23 +40,25 @@ const encryptedBody = `Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,${noise(32,
 }`
 const pgpBody = `Version: GnuPG v2\nComment: backup of the signing key\n\n${pemBody(120, 3)}\n=${noise(4, 121)}`
 
-const keys: ReadonlyArray<readonly [label: string, body: string, probe: string]> = [
-  ["RSA PRIVATE KEY", rsaBody, rsaBody.split("\n")[2]!],
-  ["EC PRIVATE KEY", pemBody(101, 3), pemBody(101, 3).split("\n")[1]!],
-  ["PRIVATE KEY", ed25519Body, ed25519Body.slice(21)],
-  ["ENCRYPTED PRIVATE KEY", pemBody(102, 4), pemBody(102, 4).split("\n")[3]!],
-  ["RSA PRIVATE KEY", encryptedBody, encryptedBody.split("\n")[4]!],
-  ["OPENSSH PRIVATE KEY", opensshBody, opensshBody.slice(24, 60)],
-  ["PGP PRIVATE KEY BLOCK", pgpBody, pgpBody.split("\n")[5]!]
+const keys: ReadonlyArray<readonly [label: string, body: string]> = [
+  ["RSA PRIVATE KEY", rsaBody],
+  ["EC PRIVATE KEY", pemBody(101, 3)],
+  ["PRIVATE KEY", ed25519Body],
+  ["ENCRYPTED PRIVATE KEY", pemBody(102, 4)],
+  ["RSA PRIVATE KEY", encryptedBody],
+  ["OPENSSH PRIVATE KEY", opensshBody],
+  ["PGP PRIVATE KEY BLOCK", pgpBody]
 ]
 
-const privateKeys: ReadonlyArray<Format> = keys.map(([label, body, probe]) => {
+// The secret is the whole body: no window of any line of it may survive,
+// in whatever way the samples wrap, indent or escape it.
+const privateKeys: ReadonlyArray<Format> = keys.map(([label, body]) => {
   const key = pem(label, body)
   const escaped = key.replaceAll("\n", "\\n")
   return {
     rule: "private-key",
     name: label,
-    secret: probe,
+    secret: body,
     samples: [
       ["a PEM file", `${key}\n`],
       ["an env file", `SSH_KEY="${escaped}"\nHOST=git.internal`],
@@ -327,9 +329,9 @@ describe("SecretRules", () => {
       describe(`${rule} (${name})`, () => {
         for (const [syntax, text] of samples) {
           it(`in ${syntax}`, () => {
-            assert.include(text, secret)
+            assert.isDefined(leakedWindow(text, secret), "the sample holds the secret")
             const result = redactor.redact(text)
-            assert.notInclude(result.text, secret)
+            assertGone(result.text, secret)
             assert.include(result.text, Redactor.marker(rule))
             if (kept !== undefined) assert.include(result.text, `${kept}${Redactor.marker(rule)}`)
             assert.isAtLeast(result.kinds[rule] ?? 0, 1)
@@ -356,6 +358,141 @@ describe("SecretRules", () => {
       const result = redactor.redact(`-----BEGIN OPENSSH PRIVATE KEY-----\n${opensshBody}`)
       assert.strictEqual(result.text, "[REDACTED:private-key]")
     })
+  })
+
+  describe("removes whole", () => {
+    // A password may hold `@`: the host starts after the last `@` of the
+    // authority, so every `@` before it is the password's.
+    const atPasswords: ReadonlyArray<readonly [name: string, password: string, text: (p: string) => string]> = [
+      ["one @", "p@ssW0rd-" + noise(24, 400), (p) => `DATABASE_URL=postgres://app:${p}@db.internal:5432/app`],
+      [
+        "three @",
+        noise(6, 401) + "@" + noise(9, 402) + "@" + noise(7, 403) + "@x" + noise(5, 404),
+        (p) => `mysql.createConnection("mysql://root:${p}@localhost:3306/shop")`
+      ],
+      ["@ first", "@" + noise(20, 405), (p) => `{"dsn": "mongodb+srv://app:${p}@cluster0.example.net/db"}`],
+      ["@ last", noise(20, 406) + "@", (p) => `cache:\n  url: redis://app:${p}@cache:6379/0`],
+      [
+        "@@ twice",
+        noise(10, 407) + "@@" + noise(10, 408),
+        (p) => `connecting to amqp://app:${p}@rabbit:5672/ (attempt 2)`
+      ],
+      [
+        "@ and punctuation",
+        noise(8, 409) + "@!$" + noise(8, 410) + "@%2F" + noise(6, 411),
+        (p) => `git clone https://deploy:${p}@git.internal/org/repo.git`
+      ],
+      ["no user", noise(12, 412) + "@" + noise(12, 413), (p) => `REDIS_URL=redis://:${p}@cache:6379`]
+    ]
+    for (const [name, password, text] of atPasswords) {
+      it(`a URL password with ${name} in it`, () => {
+        const input = text(password)
+        const out = redactor.redact(input).text
+        assertGone(out, password)
+        // The user, the host and what follows stay; the password goes to its last character.
+        const start = input.indexOf(password)
+        assert.strictEqual(
+          out,
+          input.slice(0, start) + Redactor.marker("url-credentials") + input.slice(start + password.length)
+        )
+      })
+    }
+
+    // Each family at the longest its vendor documents (or its rule reads):
+    // a rule capped short of it removes a prefix and leaves the tail.
+    const rsa4096 = pemBody(500, 51) + "\n" + noise(43, 551, alnum + "+/") + "="
+    const longest: ReadonlyArray<readonly [rule: string, name: string, secret: string]> = [
+      ["anthropic-key", "API key", "sk-" + "ant-api03-" + noise(93, 420, alnum + "_-") + "AA"],
+      ["anthropic-key", "OAuth token", "sk-" + "ant-oat01-" + noise(93, 421, alnum + "_-") + "AA"],
+      [
+        "anthropic-key",
+        "admin key, the longest the rule reads",
+        "sk-" + "ant-admin01-" + noise(288, 422, alnum + "_-")
+      ],
+      ["github-token", "fine-grained", "github" + "_pat_" + noise(22, 423) + "_" + noise(59, 424)],
+      [
+        "github-token",
+        "fine-grained, the longest the rule reads",
+        "github" + "_pat_" + noise(100, 425) + "_" + noise(154, 426)
+      ],
+      ["github-token", "classic, grown to 255 characters of body", "gh" + "p_" + noise(255, 427)],
+      ["github-token", "installation, grown to 255 characters of body", "gh" + "s_" + noise(255, 428)],
+      [
+        "gitlab-token",
+        "personal with routing suffixes",
+        "gl" + "pat-" + noise(64, 429, alnum + "_-") + ".01." + noise(9, 430)
+      ],
+      [
+        "gitlab-token",
+        "runner with three suffixes",
+        "gl" + "rt-t1_" + noise(200, 431, alnum + "_-") + "." + noise(20, 432) + "." + noise(2, 433) + "." +
+        noise(40, 434)
+      ],
+      ["gitlab-token", "CI job, the longest the rule reads", "gl" + "cbt-" + "64_" + noise(297, 435, alnum + "_-")],
+      ["openai-key", "project", "sk-" + "proj-" + noise(156, 436, alnum + "_-")],
+      ["openai-key", "service account, the longest the rule reads", "sk-" + "svcacct-" + noise(300, 437, alnum + "_-")],
+      ["openai-key", "legacy, the longest the rule reads", "sk-" + noise(200, 438)],
+      [
+        "slack-token",
+        "bot, the longest the rule reads",
+        "xo" + "xb-" + noise(12, 439, "0123456789") + "-" + noise(237, 440)
+      ],
+      ["slack-token", "rotating, long", "xo" + "xe.xoxp-1-" + noise(240, 441)],
+      ["stripe-key", "live secret, the documented 255", "sk" + "_live_" + noise(247, 442)],
+      ["stripe-key", "webhook signing, the longest the rule reads", "wh" + "sec_" + noise(100, 443)],
+      ["vault-token", "service, the longest the rule reads", "hv" + "s." + noise(500, 444, alnum + "_-")],
+      [
+        "jwt",
+        "RS512 with a 7,000-character payload",
+        "ey" + "JhbGciOiJSUzUxMiIsInR5cCI6IkpXVCJ9" + ".ey" + "J" + noise(7_000, 445, alnum + "_-") + "." +
+        noise(683, 446, alnum + "_-")
+      ],
+      [
+        "jwt",
+        "a 4,000-character header",
+        "ey" + "J" + noise(3_990, 447) + ".ey" + "J" + noise(200, 448) + "." + noise(86, 449)
+      ],
+      ["private-key", "RSA, 4096 bits", pem("RSA PRIVATE KEY", rsa4096)],
+      [
+        "private-key",
+        "PKCS#8, 4096 bits",
+        pem("PRIVATE KEY", "MIIJQwIBADANBgkqhkiG9w0BAQEFAASCCS0wggkpAgEAAoICAQ" + rsa4096)
+      ],
+      [
+        "private-key",
+        "OpenSSH, 4096 bits",
+        pem("OPENSSH PRIVATE KEY", "b3BlbnNzaC1rZXktdjEAAAAA" + pemBody(560, 52) + "=")
+      ],
+      [
+        "private-key",
+        "encrypted RSA, 4096 bits",
+        pem(
+          "RSA PRIVATE KEY",
+          `Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,${noise(32, 561, "0123456789ABCDEF")}\n\n${rsa4096}`
+        )
+      ]
+    ]
+    for (const [rule, name, secret] of longest) {
+      it(`${rule} (${name}, ${secret.length} characters)`, () => {
+        const marker = Redactor.marker(rule)
+        assert.strictEqual(
+          redactor.redact(`2026-03-14 WARN using ${secret} now`).text,
+          `2026-03-14 WARN using ${marker} now`
+        )
+        assert.strictEqual(redactor.redact(`"${secret}"`).text, `"${marker}"`)
+        for (
+          const text of [
+            `TOKEN=${secret}\nREGION=eu-west-1`,
+            `{"token": "${secret.replaceAll("\n", "\\n")}", "region": "eu-west-1"}`,
+            `config:\n  token: |\n    ${secret.replaceAll("\n", "\n    ")}\n  retries: 3`
+          ]
+        ) {
+          const out = redactor.redact(text).text
+          assertGone(out, secret.replace(/^-----BEGIN [A-Z ]+-----\n/, ""))
+          assert.include(out, marker)
+        }
+      })
+    }
   })
 
   describe("keeps", () => {
