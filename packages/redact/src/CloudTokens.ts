@@ -378,6 +378,40 @@ export const sumologicAccessId = keyed({
 })
 
 /**
+ * Sumo Logic access ids assigned to the documented names of the id
+ * (`SUMO_ACCESS_ID`, `SUMOLOGIC_ACCESSID`, `sumologic.accessId`), which
+ * hold no credential word for the keyed rules to start from.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const sumologicAccessIdNamed: Detector.Detector = {
+  id: "sumologic-access-id",
+  triggers: [
+    Detector.prefix(
+      "SUMO_ACCESS_ID",
+      "SUMOLOGIC_ACCESS_ID",
+      "SUMOLOGIC_ACCESSID",
+      "sumo_access_id",
+      "sumologic_access_id",
+      "sumologic.accessId",
+      "sumologicAccessId",
+      "sumoAccessId"
+    )
+  ],
+  before: 2,
+  after: 60,
+  verify: (context, hit) => {
+    if (!Detector.separatedBefore(context, hit.start)) return undefined
+    const match = Detector.matchAt(sumoAccessId, context.text, hit.end)
+    if (match === null || !random(7, 2.5)(match[1]!.slice(2))) return undefined
+    const end = hit.end + match[0].length
+    return { start: end - match[1]!.length, end }
+  }
+}
+const sumoAccessId = /["'\]]{0,2}[ \t]{0,9}(?::=|=>|[:=])[ \t]{0,5}(?:\\?["'`])?(su[A-Za-z0-9]{12})(?![A-Za-z0-9_-])/y
+
+/**
  * Sumo Logic access keys: 64 letters and digits assigned to a key that
  * names Sumo Logic.
  *
@@ -1173,6 +1207,7 @@ export const rules: ReadonlyArray<Detector.Detector> = [
   oktaApiToken,
   fastlyApiToken,
   sumologicAccessId,
+  sumologicAccessIdNamed,
   sumologicAccessKey,
   algoliaApiKey,
   adobeClientId,

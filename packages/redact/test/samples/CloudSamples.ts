@@ -296,9 +296,18 @@ export const cloud: ReadonlyArray<RuleSamples> = [
     rule: "sumologic-access-id",
     positives: [
       ...assigned("SUMO_TOKEN", sumoId),
-      { text: `sumologic.accessKeyId = "${sumoId}"`, secret: sumoId }
+      { text: `sumologic.accessKeyId = "${sumoId}"`, secret: sumoId },
+      ...assigned("SUMO_ACCESS_ID", sumoId),
+      { text: `sumologic.accessId = "${sumoId}"`, secret: sumoId, kept: "sumologic.accessId = \"" },
+      { text: `export SUMOLOGIC_ACCESSID="${sumoId}"`, secret: sumoId }
     ],
-    negatives: [`sumObj = ${sumoId}`, "sumOfExposures = sumOfExposures;", "export SUMOLOGIC_ACCESSID=XXXXXXXXXXXXXX"]
+    negatives: [
+      `sumObj = ${sumoId}`,
+      "sumOfExposures = sumOfExposures;",
+      "export SUMOLOGIC_ACCESSID=XXXXXXXXXXXXXX",
+      "SUMOLOGIC_ACCESSID: ${SUMOLOGIC_ACCESSID}",
+      `MY_SUMO_ACCESS_ID_FILE=${sumoId}.txt`
+    ]
   },
   {
     rule: "sumologic-access-key",
