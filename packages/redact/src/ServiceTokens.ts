@@ -721,21 +721,29 @@ const discordBotShape = /[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0
  */
 export const discordBotToken: Detector.Detector = {
   id: "discord-bot-token",
-  triggers: [
-    Detector.pattern(
-      /(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrt]))[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_.-])/g,
-      73,
-      "\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27}"
-    )
-  ],
-  before: 2,
-  after: 73,
+  // The first dot, where the timestamp and the HMAC that follow it are
+  // checked before anything is read back: most dots fail there.
+  triggers: [Detector.literal(".", "\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{20}")],
+  before: 30,
+  after: 49,
   verify: (context, hit) => {
-    if (!Detector.separatedBefore(context, hit.start)) return undefined
-    const value = context.text.slice(hit.start, hit.end)
-    return distinct(value) >= 16 ? { start: hit.start, end: hit.end } : undefined
+    const text = context.text
+    let start = hit.start
+    while (
+      start > context.floor && hit.start - start < 27 && isBase64Url(text.charCodeAt(start - 1)) &&
+      !Detector.isEscapedWhitespace(context, start - 1)
+    ) {
+      start--
+    }
+    const first = text.charCodeAt(start)
+    if (hit.start - start < 23 || (first !== 77 && first !== 78 && first !== 79)) return undefined
+    if (!Detector.separatedBefore(context, start)) return undefined
+    const match = Detector.matchAt(discordBotShape, text, start)
+    if (match === null || distinct(match[0]) < 16) return undefined
+    return { start, end: start + match[0].length }
   }
 }
+const isBase64Url = (code: number): boolean => Detector.isWordChar(code) || code === 45
 
 /**
  * Discord bot tokens assigned to a key that names Discord
@@ -777,21 +785,18 @@ export const discordClientSecret = service({
  */
 export const discordWebhook: Detector.Detector = {
   id: "discord-webhook",
-  triggers: [Detector.prefix("/webhooks/")],
-  before: 40,
-  after: 132,
+  triggers: [Detector.prefix("discord.com/api/", "discordapp.com/api/")],
+  before: 0,
+  after: 160,
   verify: (context, hit) => {
-    const text = context.text
-    const from = Math.max(context.floor, hit.start - 40)
-    if (!discordApi.test(text.slice(from, hit.start))) return undefined
-    const match = Detector.matchAt(discordHook, text, hit.start)
+    const match = Detector.matchAt(discordHook, context.text, hit.start)
     if (match === null || !varied(match[1]!)) return undefined
     const end = hit.start + match[0].length
     return { start: end - match[1]!.length, end }
   }
 }
-const discordApi = /discord(?:app)?\.com\/api(?:\/v[0-9]{1,2})?$/
-const discordHook = /\/webhooks\/[0-9]{17,20}\/([A-Za-z0-9_-]{60,100})(?![A-Za-z0-9_-])/y
+const discordHook =
+  /discord(?:app)?\.com\/api\/(?:v[0-9]{1,2}\/)?webhooks\/[0-9]{17,20}\/([A-Za-z0-9_-]{60,100})(?![A-Za-z0-9_-])/y
 
 /**
  * Telegram bot tokens: the bot id (5 to 16 digits), `:A` and 34
@@ -803,7 +808,7 @@ const discordHook = /\/webhooks\/[0-9]{17,20}\/([A-Za-z0-9_-]{60,100})(?![A-Za-z
 export const telegramBotToken: Detector.Detector = {
   id: "telegram-bot-token",
   triggers: [Detector.prefix(":A")],
-  before: 21,
+  before: 24,
   after: 38,
   verify: (context, hit) => {
     const text = context.text
@@ -836,7 +841,7 @@ export const teamsWebhook: Detector.Detector = {
   id: "microsoft-teams-webhook",
   triggers: [Detector.prefix("/IncomingWebhook/")],
   before: 0,
-  after: 160,
+  after: 180,
   verify: (context, hit) => {
     const match = Detector.matchAt(teamsHook, context.text, hit.start)
     if (match === null || !varied(match[1]!)) return undefined
@@ -857,7 +862,7 @@ const teamsHook =
  */
 export const teamsWorkflowWebhook: Detector.Detector = {
   id: "microsoft-teams-workflow-webhook",
-  triggers: [Detector.prefix(".environment.api.powerplatform.com", ".logic.azure.com")],
+  triggers: [Detector.prefix("api.powerplatform.com", ".logic.azure.com")],
   before: 0,
   after: 900,
   verify: (context, hit) => {
@@ -868,7 +873,7 @@ export const teamsWorkflowWebhook: Detector.Detector = {
   }
 }
 const workflowHook =
-  /\.(?:environment\.api\.powerplatform\.com|logic\.azure\.com)(?::[0-9]{1,5})?\/[^\s"'<>?]{1,300}\?[^\s"'<>]{0,400}?(?<=[?&;])sig=([A-Za-z0-9_%-]{20,120})/y
+  /(?:api\.powerplatform\.com|\.logic\.azure\.com)(?::[0-9]{1,5})?\/[^\s"'<>?]{1,300}\?[^\s"'<>]{0,400}?(?<=[?&;])sig=([A-Za-z0-9_%-]{20,120})/y
 
 /**
  * Sendbird API tokens: 40 hex digits assigned to a key that names
@@ -1063,10 +1068,9 @@ export const facebookAppToken: Detector.Detector = {
   id: "facebook-app-access-token",
   triggers: [
     Detector.literal("|", "\\|[A-Za-z0-9_-]{27}"),
-    Detector.literal("%7C", "%7C[A-Za-z0-9_-]{27}"),
-    Detector.literal("%7c", "%7c[A-Za-z0-9_-]{27}")
+    Detector.literal("%7C", "%7C[A-Za-z0-9_-]{27}")
   ],
-  before: 18,
+  before: 20,
   after: 44,
   verify: (context, hit) => {
     const text = context.text
@@ -1079,7 +1083,7 @@ export const facebookAppToken: Detector.Detector = {
     return { start, end: hit.start + match[0].length }
   }
 }
-const facebookApp = /(?:\||%7[Cc])([A-Za-z0-9_-]{27,40})(?![A-Za-z0-9_-])/y
+const facebookApp = /(?:\||%7C)([A-Za-z0-9_-]{27,40})(?![A-Za-z0-9_-])/y
 
 /**
  * Facebook app secrets and client tokens: 32 hex digits assigned to a key

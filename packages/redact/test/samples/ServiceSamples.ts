@@ -230,7 +230,7 @@ const shipping: ReadonlyArray<RuleSamples> = [
 const mailgun = "ke" + "y-" + noise(32, 301, hex)
 const mailgunPub = "pub" + "key-" + noise(32, 302, hex)
 const mailgunSigning = noise(32, 303, hex) + "-" + noise(8, 304, hex) + "-" + noise(8, 305, hex)
-const mailchimp = noise(32, 306, hex) + "-us" + "12"
+const mailchimp = noise(32, 340, hex) + "-us" + "12"
 const brevo = "xkey" + "sib-" + noise(64, 307, hex) + "-" + noise(16, 308, alnum)
 const brevoSmtp = "xsmtp" + "sib-" + noise(64, 309, hex) + "-" + noise(16, 310, alnum)
 const klaviyo = "p" + "k_" + noise(34, 311, hex)
@@ -268,7 +268,7 @@ const marketing: ReadonlyArray<RuleSamples> = [
     positives: [
       ...unkeyed(mailchimp),
       ...assigned("MAILCHIMP_API_KEY", mailchimp),
-      { text: `MailchimpSDK.initialize(token: ${mailchimp})`, secret: mailchimp }
+      { text: `MAILCHIMP=${mailchimp}`, secret: mailchimp, kept: "MAILCHIMP=" }
     ],
     negatives: [
       noise(32, 306, hex) + "-users are listed",
