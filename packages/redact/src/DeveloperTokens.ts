@@ -150,8 +150,8 @@ export const nugetKey = token({
  */
 export const clojarsToken = token({
   id: "clojars-api-token",
-  prefixes: ["CLOJARS_", "clojars_"],
-  body: /(?:CLOJARS|clojars)_[A-Za-z0-9]{60}(?![A-Za-z0-9])/y,
+  prefixes: ["CLOJARS_"],
+  body: /CLOJARS_[A-Za-z0-9]{60}(?![A-Za-z0-9])/y,
   maxLength: 69,
   accept: varied(8)
 })
@@ -938,6 +938,20 @@ export const sidekiqSecret = named({
 })
 
 /**
+ * Sidekiq gem-server credentials assigned to any other key naming the gem
+ * server and a credential (`BUNDLE_GEMS__CONTRIBSYS__COM_TOKEN`).
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const sidekiqKeyed = keyed({
+  id: "sidekiq-secret",
+  keywords: ["contribsys"],
+  value: /[a-fA-F0-9]{8}:[a-fA-F0-9]{8}(?![A-Za-z0-9_-])/y,
+  maxLength: 18
+})
+
+/**
  * Sidekiq gem-server credentials in a URL
  * (`https://user:password@gems.contribsys.com/`): both parts go.
  *
@@ -1214,7 +1228,8 @@ export const kubernetesSecret: Detector.Detector = {
     Detector.pattern(
       manifestEntry,
       manifestEntryLength,
-      "[kK][iI][nN][dD]\"?[ \\t]*:[ \\t]*[\"']?[sS][eE][cC][rR][eE][tT]"
+      // Manifest keys are case-sensitive: `kind` is always lower case, and a literal start is searched fast.
+      "kind\"?[ \\t]*:[ \\t]*[\"']?[sS][eE][cC][rR][eE][tT]"
     )
   ],
   before: parentReach + kindReach + 2,
@@ -1354,5 +1369,6 @@ export const rules: ReadonlyArray<Detector.Detector> = [
   gitterToken,
   lookerCredential,
   privateAiKey,
-  sidekiqSecret
+  sidekiqSecret,
+  sidekiqKeyed
 ]
