@@ -34,6 +34,16 @@ const varied = (value: string): boolean => distinct(value) >= Math.min(8, Math.c
 /** Random and mixing letters with digits: what a generated key looks like, unlike an identifier or a word. */
 const generated = (value: string): boolean => varied(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value)
 
+/**
+ * Snake or kebab case made of words (`stream_config_for_the_main_cam_v2`):
+ * an identifier, not a token. A random body has a separator about once in
+ * thirty characters, and digits in most of its parts.
+ */
+const wordy = (value: string): boolean => {
+  const parts = value.split(/[_-]/)
+  return parts.length >= 4 && parts.filter((part) => /^[A-Za-z]*$/.test(part)).length * 2 > parts.length
+}
+
 /** The body after a prefix of `length` characters is {@link generated}. */
 const generatedAfter = (length: number) => (value: string): boolean => generated(value.slice(length))
 
@@ -175,7 +185,10 @@ export const gocardlessToken = token({
   prefixes: ["live_", "sandbox_"],
   body: /(?:live|sandbox)_[A-Za-z0-9_=-]{40}(?![A-Za-z0-9_=-])/y,
   maxLength: 49,
-  accept: (value) => generated(value.slice(value.indexOf("_") + 1))
+  accept: (value) => {
+    const body = value.slice(value.indexOf("_") + 1)
+    return generated(body) && !wordy(body)
+  }
 })
 
 /**
@@ -615,7 +628,7 @@ export const beamerKey = token({
   prefixes: ["b_"],
   body: /b_[A-Za-z0-9_=-]{44}(?![A-Za-z0-9_=-])/y,
   maxLength: 47,
-  accept: (value) => generated(value.slice(2)) && distinct(value) >= 12
+  accept: (value) => generated(value.slice(2)) && distinct(value) >= 12 && !wordy(value.slice(2))
 })
 
 /**

@@ -113,6 +113,7 @@ const commerce: ReadonlyArray<RuleSamples> = [
   tokenSamples("gocardless-api-token", gocardless, [
     "li" + "ve_" + "x".repeat(40),
     "live_stream_configuration_for_the_main_cam",
+    "sandbox_environment_config_for_the_2024_q1_demos",
     "deliver_" + noise(40, 110, b64url)
   ], [...assigned("GOCARDLESS_ACCESS_TOKEN", gocardless)]),
   tokenSamples("flutterwave-key", flwSecret, [
@@ -288,7 +289,8 @@ const marketing: ReadonlyArray<RuleSamples> = [
   tokenSamples("beamer-api-token", beamer, [
     "│   ├── R21A-A-V010SP13RC181024R16900-CN-B_250K-Release-OTA-97B6C6C59241976086FABDC41472150C.bfu",
     "b" + "_" + "x".repeat(44),
-    "b_very_long_python_identifier_name_for_tests"
+    "b_very_long_python_identifier_name_for_tests",
+    "b_tree_index_rebuild_for_partition_2024_05_v31"
   ], [...assigned("BEAMER_API_KEY", beamer)]),
   tokenSamples("typeform-api-token", typeform, [
     "tf" + "p_" + "x".repeat(59),
