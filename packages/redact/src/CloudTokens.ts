@@ -690,6 +690,68 @@ export const linodeToken = keyed({
 })
 
 /**
+ * Akamai EdgeGrid client and access tokens (`akab-`, 16 letters and
+ * digits, `-` and 16 more, as in `.edgerc`). The API host has the same
+ * shape followed by `.luna.akamaiapis.net` and stays.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const akamaiEdgegridToken = token({
+  id: "akamai-edgegrid-token",
+  prefixes: ["akab-"],
+  body: /akab-[a-z0-9]{16}-[a-z0-9]{16}(?![A-Za-z0-9.-])/y,
+  maxLength: 39,
+  accept: after(5, random(10, 3.3))
+})
+
+/**
+ * Confluent Cloud API secrets: 64 base64 characters assigned to a key that
+ * names Confluent (`CONFLUENT_API_SECRET`, `CONFLUENT_CLOUD_API_SECRET`).
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const confluentApiSecret = keyed({
+  id: "confluent-api-secret",
+  keywords: ["confluent"],
+  value: /[A-Za-z0-9+/]{64}(?![A-Za-z0-9+/=_-])/y,
+  maxLength: 65,
+  accept: random(16, 4)
+})
+
+/**
+ * Confluent Cloud API keys: 16 upper-case letters and digits assigned to a
+ * key that names Confluent (`CONFLUENT_API_KEY`).
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const confluentApiKey = keyed({
+  id: "confluent-api-key",
+  keywords: ["confluent"],
+  value: /[A-Za-z0-9]{16}(?![A-Za-z0-9_-])/y,
+  maxLength: 17,
+  accept: (key) => random(8, 2.8)(key) && /[0-9]/.test(key)
+})
+
+/**
+ * Azure OpenAI and Azure AI services keys: 32 hex digits (or the newer
+ * 84-character keys) assigned to a key that names Azure OpenAI
+ * (`AZURE_OPENAI_API_KEY`, `azureOpenAiKey`).
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const azureOpenaiKey = keyed({
+  id: "azure-openai-key",
+  keywords: ["azureopenai", "azureai", "cognitiveservices"],
+  value: /(?:[0-9a-fA-F]{32}|[A-Za-z0-9]{84})(?![A-Za-z0-9_-])/y,
+  maxLength: 85,
+  accept: random(8, 3)
+})
+
+/**
  * Alibaba Cloud AccessKey ids: `LTAI` and 12 to 20 letters and digits.
  *
  * @since 0.3.0
@@ -1180,6 +1242,7 @@ export const rules: ReadonlyArray<Detector.Detector> = [
   maxmindLicenseKey,
   scalewayAccessKey,
   alibabaAccessKeyId,
+  akamaiEdgegridToken,
   awsBedrockApiKey,
   planetscaleToken,
   vercelToken,
@@ -1216,6 +1279,9 @@ export const rules: ReadonlyArray<Detector.Detector> = [
   scalewaySecretKey,
   linodeToken,
   alibabaSecretKey,
+  confluentApiSecret,
+  confluentApiKey,
+  azureOpenaiKey,
   railwayToken,
   upstashToken,
   cohereApiKey,

@@ -79,6 +79,11 @@ const maxmind = noise(6, 140) + "_" + noise(29, 141) + "_mm" + "k"
 const scalewayAccess = "SCW" + noise(17, 142, upper)
 const scalewaySecret = uuid(143)
 const linode = fold(64, 148, hex)
+const akamaiClient = "ak" + "ab-" + noise(16, 270, lower) + "-" + noise(16, 271, lower)
+const akamaiAccess = "ak" + "ab-" + noise(16, 272, lower) + "-" + noise(16, 273, lower)
+const confluentSecret = fold(64, 274, base64)
+const confluentKey = noise(16, 275, upper)
+const azureOpenai = fold(32, 276, hex)
 const alibabaId = "LTAI" + noise(20, 149)
 const alibabaSecret = noise(30, 150)
 const bedrockLong = "AB" + "SK" +
@@ -444,6 +449,44 @@ export const cloud: ReadonlyArray<RuleSamples> = [
     rule: "linode-token",
     positives: assigned("LINODE_TOKEN", linode),
     negatives: ["LINODE_TOKEN=" + "0".repeat(64), "LINODE_REGION=us-east"]
+  },
+  {
+    rule: "akamai-edgegrid-token",
+    positives: [
+      ...bare(akamaiClient),
+      {
+        text: `[default]\nclient_secret = ${fold(43, 283, base64)}=\nhost = akab-${noise(16, 277, lower)}-${
+          noise(16, 278, lower)
+        }.luna.akamaiapis.net\naccess_token = ${akamaiAccess}\nclient_token = ${akamaiClient}\n`,
+        secret: akamaiAccess,
+        kept: ".luna.akamaiapis.net"
+      }
+    ],
+    negatives: [
+      `host = akab-${noise(16, 279, lower)}-${noise(16, 280, lower)}.luna.akamaiapis.net`,
+      "ak" + "ab-" + "x".repeat(16) + "-" + "x".repeat(16)
+    ]
+  },
+  {
+    rule: "confluent-api-secret",
+    positives: assigned("CONFLUENT_API_SECRET", confluentSecret),
+    negatives: ["CONFLUENT_API_SECRET=" + "x".repeat(64), "CONFLUENT_ENV=env-" + noise(5, 281, lower)]
+  },
+  {
+    rule: "confluent-api-key",
+    positives: assigned("CONFLUENT_API_KEY", confluentKey),
+    negatives: ["CONFLUENT_API_KEY=" + "X".repeat(16), "CONFLUENT_CLUSTER=lkc-" + noise(5, 282, lower)]
+  },
+  {
+    rule: "azure-openai-key",
+    positives: [...assigned("AZURE_OPENAI_API_KEY", azureOpenai), {
+      text: `azureOpenAiKey := "${azureOpenai}"`,
+      secret: azureOpenai
+    }],
+    negatives: [
+      "AZURE_OPENAI_API_KEY=" + "0".repeat(32),
+      "AZURE_OPENAI_ENDPOINT=https://acme.openai.azure.com/"
+    ]
   },
   {
     rule: "alibaba-access-key-id",
