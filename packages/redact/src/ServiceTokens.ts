@@ -20,6 +20,7 @@
  * @since 0.3.0
  */
 import * as Detector from "./Detector.js"
+import type { TokenOptions } from "./TokenRule.js"
 import { keyed, token } from "./TokenRule.js"
 
 // ---------------------------------------------------------------------------
@@ -44,11 +45,29 @@ const wordy = (value: string): boolean => {
   return parts.length >= 4 && parts.filter((part) => /^[A-Za-z]*$/.test(part)).length * 2 > parts.length
 }
 
+/**
+ * A value assigned to a key that names the service and a credential: random
+ * enough, with a digit or many distinct letters (a generated value of 16
+ * lower-case letters and digits has no digit about once in two hundred).
+ */
+const random = (value: string): boolean => varied(value) && (/[0-9]/.test(value) || distinct(value) >= 10)
+
 /** The body after a prefix of `length` characters is {@link generated}. */
 const generatedAfter = (length: number) => (value: string): boolean => generated(value.slice(length))
 
 /** The body after a prefix of `length` characters is {@link varied}. */
 const variedAfter = (length: number) => (value: string): boolean => varied(value.slice(length))
+
+/**
+ * A token whose body stands for one: a mask (`xxxx`, `####`, `****`) or a
+ * documentation example (`EXAMPLE`, `your_token_here`).
+ */
+const masked = (value: string): boolean =>
+  /([xX#*\u2022])\1{3}/.test(value) || /example|your_?(?:api_?)?(?:token|key|secret)|placeholder/i.test(value)
+
+/** A token rule that leaves masks and documentation examples. */
+const vendor = (options: TokenOptions): Detector.Detector =>
+  token({ ...options, accept: (value) => !masked(value) && (options.accept === undefined || options.accept(value)) })
 
 interface KeyedSpec {
   readonly id: string
@@ -72,7 +91,7 @@ const service = (spec: KeyedSpec): Detector.Detector => keyed({ accept: varied, 
  * @since 0.3.0
  * @category rules
  */
-export const shopifyToken = token({
+export const shopifyToken = vendor({
   id: "shopify-token",
   prefixes: ["shpat_", "shpca_", "shppa_", "shpss_"],
   body: /shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])/y,
@@ -87,7 +106,7 @@ export const shopifyToken = token({
  * @since 0.3.0
  * @category rules
  */
-export const woocommerceKey = token({
+export const woocommerceKey = vendor({
   id: "woocommerce-key",
   prefixes: ["ck_", "cs_"],
   body: /c[ks]_[a-f0-9]{40}(?![A-Za-z0-9_-])/y,
@@ -107,7 +126,7 @@ export const etsyToken = service({
   keywords: ["etsy"],
   value: /[A-Za-z0-9]{24}(?![\w%+/=.-])/y,
   maxLength: 25,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -136,7 +155,7 @@ export const squarespaceToken = service({
  * @since 0.3.0
  * @category rules
  */
-export const squareAccessToken = token({
+export const squareAccessToken = vendor({
   id: "square-access-token",
   prefixes: ["sq0atp-", "EAAA"],
   body: /(?:sq0atp-|EAAA)[A-Za-z0-9_-]{22,60}(?![A-Za-z0-9_-])/y,
@@ -150,7 +169,7 @@ export const squareAccessToken = token({
  * @since 0.3.0
  * @category rules
  */
-export const squareSecret = token({
+export const squareSecret = vendor({
   id: "square-secret",
   prefixes: ["sq0csp-"],
   body: /sq0csp-[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y,
@@ -165,7 +184,7 @@ export const squareSecret = token({
  * @since 0.3.0
  * @category rules
  */
-export const braintreeToken = token({
+export const braintreeToken = vendor({
   id: "braintree-access-token",
   prefixes: ["access_token$"],
   body: /access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}(?![A-Za-z0-9_])/y,
@@ -180,7 +199,7 @@ export const braintreeToken = token({
  * @since 0.3.0
  * @category rules
  */
-export const gocardlessToken = token({
+export const gocardlessToken = vendor({
   id: "gocardless-api-token",
   prefixes: ["live_", "sandbox_"],
   body: /(?:live|sandbox)_[A-Za-z0-9_=-]{40}(?![A-Za-z0-9_=-])/y,
@@ -199,7 +218,7 @@ export const gocardlessToken = token({
  * @since 0.3.0
  * @category rules
  */
-export const flutterwaveKey = token({
+export const flutterwaveKey = vendor({
   id: "flutterwave-key",
   prefixes: ["FLWSECK", "FLWPUBK"],
   body: /FLW(?:(?:SEC|PUB)K(?:_TEST)?-[A-Za-z0-9]{32}-X|SECK(?:_TEST)?-?[a-fA-F0-9]{12})(?![A-Za-z0-9_-])/y,
@@ -214,7 +233,7 @@ export const flutterwaveKey = token({
  * @since 0.3.0
  * @category rules
  */
-export const plaidAccessToken = token({
+export const plaidAccessToken = vendor({
   id: "plaid-access-token",
   prefixes: ["access-sandbox-", "access-development-", "access-production-"],
   body:
@@ -235,7 +254,7 @@ export const plaidSecret = service({
   keywords: ["plaid"],
   value: /[A-Za-z0-9]{30}(?![\w%+/=.-])/y,
   maxLength: 31,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -250,7 +269,7 @@ export const razorpaySecret = service({
   keywords: ["razorpay"],
   value: /[A-Za-z0-9]{24}(?![\w%+/=.-])/y,
   maxLength: 25,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -324,7 +343,7 @@ export const bittrexKey = service({
   keywords: ["bittrex"],
   value: /[A-Za-z0-9]{32}(?![\w%+/=.-])/y,
   maxLength: 33,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -339,7 +358,7 @@ export const finicityToken = service({
   keywords: ["finicity"],
   value: /(?:[a-f0-9]{32}|[A-Za-z0-9]{20})(?![\w%+/=.-])/y,
   maxLength: 33,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -354,7 +373,7 @@ export const finnhubToken = service({
   keywords: ["finnhub"],
   value: /[A-Za-z0-9]{20}(?![\w%+/=.-])/y,
   maxLength: 21,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -369,7 +388,7 @@ export const freshbooksToken = service({
   keywords: ["freshbooks"],
   value: /[A-Za-z0-9]{64}(?![\w%+/=.-])/y,
   maxLength: 65,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -407,7 +426,7 @@ const freemiusKey = /sk_[\x21-\x26\x28-\x7e]{29}["']/y
  * @since 0.3.0
  * @category rules
  */
-export const lobKey = token({
+export const lobKey = vendor({
   id: "lob-api-key",
   prefixes: ["live_", "test_"],
   body: /(?:live|test)_(?:pub_[a-f0-9]{31}|[a-f0-9]{35})(?![A-Za-z0-9_-])/y,
@@ -446,7 +465,7 @@ const easypost = /EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9_+/=-])/y
  * @since 0.3.0
  * @category rules
  */
-export const shippoToken = token({
+export const shippoToken = vendor({
   id: "shippo-api-token",
   prefixes: ["shippo_live_", "shippo_test_"],
   body: /shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9_])/y,
@@ -461,7 +480,7 @@ export const shippoToken = token({
  * @since 0.3.0
  * @category rules
  */
-export const duffelToken = token({
+export const duffelToken = vendor({
   id: "duffel-api-token",
   prefixes: ["duffel_live_", "duffel_test_"],
   body: /duffel_(?:live|test)_[A-Za-z0-9_=-]{43}(?![A-Za-z0-9_=-])/y,
@@ -481,7 +500,7 @@ export const duffelToken = token({
  * @since 0.3.0
  * @category rules
  */
-export const mailgunKey = token({
+export const mailgunKey = vendor({
   id: "mailgun-api-key",
   prefixes: ["key-", "pubkey-"],
   body: /(?:pub)?key-[a-f0-9]{32}(?![A-Za-z0-9_-])/y,
@@ -551,7 +570,7 @@ export const mailchimpKeyed = service({
  * @since 0.3.0
  * @category rules
  */
-export const brevoKey = token({
+export const brevoKey = vendor({
   id: "brevo-api-key",
   prefixes: ["xkeysib-", "xsmtpsib-"],
   body: /x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}(?![A-Za-z0-9_-])/y,
@@ -567,7 +586,7 @@ export const brevoKey = token({
  * @since 0.3.0
  * @category rules
  */
-export const klaviyoKey = token({
+export const klaviyoKey = vendor({
   id: "klaviyo-private-key",
   prefixes: ["pk_"],
   body: /pk_[a-f0-9]{34}(?![A-Za-z0-9_-])/y,
@@ -623,7 +642,7 @@ export const mandrillKey = service({
  * @since 0.3.0
  * @category rules
  */
-export const beamerKey = token({
+export const beamerKey = vendor({
   id: "beamer-api-token",
   prefixes: ["b_"],
   body: /b_[A-Za-z0-9_=-]{44}(?![A-Za-z0-9_=-])/y,
@@ -637,7 +656,7 @@ export const beamerKey = token({
  * @since 0.3.0
  * @category rules
  */
-export const typeformToken = token({
+export const typeformToken = vendor({
   id: "typeform-api-token",
   prefixes: ["tfp_"],
   body: /tfp_[A-Za-z0-9_.=-]{44,64}(?<!\.)/y,
@@ -672,7 +691,7 @@ export const mixpanelKey = service({
   keywords: ["mixpanel"],
   value: /[A-Za-z0-9]{32}(?![\w%+/=.-])/y,
   maxLength: 33,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -687,7 +706,7 @@ export const amplitudeKey = service({
   keywords: ["amplitude"],
   value: /[a-fA-F0-9]{32}(?![\w%+/=.-])/y,
   maxLength: 33,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -696,7 +715,7 @@ export const amplitudeKey = service({
  * @since 0.3.0
  * @category rules
  */
-export const hubspotToken = token({
+export const hubspotToken = vendor({
   id: "hubspot-access-token",
   prefixes: ["pat-"],
   body: /pat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![A-Za-z0-9_-])/y,
@@ -914,7 +933,7 @@ export const messagebirdKey = service({
   keywords: ["messagebird"],
   value: /[A-Za-z0-9]{25}(?![\w%+/=.-])/y,
   maxLength: 26,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -929,7 +948,7 @@ export const vonageSecret = service({
   keywords: ["vonage", "nexmo"],
   value: /[A-Za-z0-9]{16}(?![\w%+/=.-])/y,
   maxLength: 17,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -944,7 +963,7 @@ export const plivoToken = service({
   keywords: ["plivo"],
   value: /[A-Za-z0-9]{40}(?![\w%+/=.-])/y,
   maxLength: 41,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -959,7 +978,7 @@ export const pusherSecret = service({
   keywords: ["pusher"],
   value: /[a-f0-9]{20}(?![\w%+/=.-])/y,
   maxLength: 21,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -988,7 +1007,7 @@ export const zendeskToken = service({
   keywords: ["zendesk"],
   value: /[A-Za-z0-9]{40}(?![\w%+/=.-])/y,
   maxLength: 41,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -1017,7 +1036,7 @@ export const zoomSecret = service({
  * @since 0.3.0
  * @category rules
  */
-export const twitterBearerToken = token({
+export const twitterBearerToken = vendor({
   id: "twitter-bearer-token",
   prefixes: ["AAAAAAAAAAAAAAAAAAAA"],
   body: /A{20}[A-Za-z0-9%]{80,140}(?![A-Za-z0-9%_-])/y,
@@ -1037,7 +1056,7 @@ export const twitterApiKey = service({
   keywords: ["twitter"],
   value: /[A-Za-z0-9]{25,50}(?![\w%+/=.-])/y,
   maxLength: 51,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -1062,7 +1081,7 @@ export const twitterAccessToken = service({
  * @since 0.3.0
  * @category rules
  */
-export const facebookAccessToken = token({
+export const facebookAccessToken = vendor({
   id: "facebook-access-token",
   prefixes: ["EAA"],
   body: /EAA[A-Za-z0-9]{90,400}(?![A-Za-z0-9_-])/y,
@@ -1124,7 +1143,7 @@ export const linkedinSecret = service({
   keywords: ["linkedin"],
   value: /(?:WPL_AP[0-9]\.[A-Za-z0-9]{16}\.[A-Za-z0-9+/]{6,12}={0,2}|[A-Za-z0-9]{16})(?![\w%+/=.-])/y,
   maxLength: 46,
-  accept: (value) => value.startsWith("WPL_AP") ? varied(value.slice(8)) : generated(value)
+  accept: (value) => value.startsWith("WPL_AP") ? varied(value.slice(8)) : random(value)
 })
 
 /**
@@ -1139,7 +1158,7 @@ export const twitchToken = service({
   keywords: ["twitch"],
   value: /(?:oauth:)?[A-Za-z0-9]{30}(?![\w%+/=.-])/y,
   maxLength: 37,
-  accept: (value) => generated(value.replace(/^oauth:/, ""))
+  accept: (value) => random(value.replace(/^oauth:/, ""))
 })
 
 /**
@@ -1154,7 +1173,7 @@ export const flickrToken = service({
   keywords: ["flickr"],
   value: /[A-Za-z0-9]{32}(?![\w%+/=.-])/y,
   maxLength: 33,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -1169,7 +1188,7 @@ export const nytimesToken = service({
   keywords: ["nytimes", "newyorktimes"],
   value: /[A-Za-z0-9_=-]{32}(?![\w%+/=.-])/y,
   maxLength: 33,
-  accept: generated
+  accept: random
 })
 
 // ---------------------------------------------------------------------------
@@ -1183,7 +1202,7 @@ export const nytimesToken = service({
  * @since 0.3.0
  * @category rules
  */
-export const airtableToken = token({
+export const airtableToken = vendor({
   id: "airtable-access-token",
   prefixes: ["pat"],
   body: /pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9_-])/y,
@@ -1203,7 +1222,7 @@ export const airtableApiKey = service({
   keywords: ["airtable"],
   value: /[A-Za-z0-9]{17}(?![\w%+/=.-])/y,
   maxLength: 18,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -1219,7 +1238,7 @@ export const asanaToken = service({
   keywords: ["asana"],
   value: /(?:[0-9]\/[0-9]{6,20}(?:\/[0-9]{6,20})?:[A-Za-z0-9]{32}|[A-Za-z0-9]{32})(?![\w%+/=.-])/y,
   maxLength: 78,
-  accept: (value) => generated(value.slice(value.indexOf(":") + 1))
+  accept: (value) => random(value.slice(value.indexOf(":") + 1))
 })
 
 /**
@@ -1228,7 +1247,7 @@ export const asanaToken = service({
  * @since 0.3.0
  * @category rules
  */
-export const contentfulToken = token({
+export const contentfulToken = vendor({
   id: "contentful-token",
   prefixes: ["CFPAT-"],
   body: /CFPAT-[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/y,
@@ -1248,7 +1267,7 @@ export const contentfulDeliveryToken = service({
   keywords: ["contentful"],
   value: /[A-Za-z0-9_=-]{43}(?![\w%+/=.-])/y,
   maxLength: 44,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -1257,7 +1276,7 @@ export const contentfulDeliveryToken = service({
  * @since 0.3.0
  * @category rules
  */
-export const trelloToken = token({
+export const trelloToken = vendor({
   id: "trello-token",
   prefixes: ["ATTA"],
   body: /ATTA[A-Fa-f0-9]{64,72}(?![A-Za-z0-9_-])/y,
@@ -1277,7 +1296,7 @@ export const trelloKey = service({
   keywords: ["trello"],
   value: /(?:[a-f0-9]{64}|[A-Za-z0-9-]{32})(?![\w%+/=.-])/y,
   maxLength: 65,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -1286,7 +1305,7 @@ export const trelloKey = service({
  * @since 0.3.0
  * @category rules
  */
-export const adafruitKey = token({
+export const adafruitKey = vendor({
   id: "adafruit-io-key",
   prefixes: ["aio_"],
   body: /aio_[A-Za-z0-9]{28}(?![A-Za-z0-9_-])/y,
@@ -1306,7 +1325,7 @@ export const adafruitKeyed = service({
   keywords: ["adafruit"],
   value: /[A-Za-z0-9_-]{32}(?![\w%+/=.-])/y,
   maxLength: 33,
-  accept: generated
+  accept: random
 })
 
 /**
@@ -1321,7 +1340,7 @@ export const rapidapiKey = service({
   keywords: ["rapidapi"],
   value: /[A-Za-z0-9_-]{50}(?![\w%+/=.-])/y,
   maxLength: 51,
-  accept: generated
+  accept: random
 })
 
 /**

@@ -94,7 +94,8 @@ const commerce: ReadonlyArray<RuleSamples> = [
   tokenSamples("square-access-token", squareEaaa, [
     "aws-cli@sha256:eaaa7b11777babe28e6133a8b19ff71cea687e0d7f05158dee95a71f76ce3d00",
     "EA" + "AA" + "A".repeat(60),
-    "sq0" + "atp-" + "x".repeat(30)
+    "sq0" + "atp-" + "x".repeat(30),
+    "sq0" + "atp-" + "1234" + "####".repeat(6)
   ], [
     ...assigned("SQUARE_ACCESS_TOKEN", squareAtp),
     { text: `ARG token=${squareAtp}`, secret: squareAtp, kept: "ARG token=" }
@@ -294,6 +295,8 @@ const marketing: ReadonlyArray<RuleSamples> = [
   ], [...assigned("BEAMER_API_KEY", beamer)]),
   tokenSamples("typeform-api-token", typeform, [
     "tf" + "p_" + "x".repeat(59),
+    "tf" + "p_" + "your_token_here_" + noise(43, 313, alnum),
+    "tf" + "p_" + "EXAMPLE" + noise(52, 313, alnum),
     "tf" + "p_" + noise(20, 313, alnum) + " short"
   ], [...assigned("TYPEFORM_TOKEN", typeform)]),
   tokenSamples("hubspot-access-token", hubspot, [
