@@ -439,6 +439,19 @@ export const paymentCard: Detector.Detector = {
 const nanp = /\([2-9][0-9]{2}\) ?[2-9][0-9]{2}[-. ][0-9]{4}/y
 
 /**
+ * Where a mainland mobile number written after its country code without a
+ * `+` (`86-13229577892`, `86.138…`) starts: at the `86`, when nothing
+ * glues that to what precedes it; -1 otherwise.
+ */
+const countryLead = (context: Detector.Context, start: number): number => {
+  const lead = start - 3
+  if (lead < context.floor) return -1
+  const separator = context.text.charCodeAt(start - 1)
+  if (separator !== 45 && separator !== 46) return -1
+  return context.text.startsWith("86", lead) && startsNumber(context, lead) ? lead : -1
+}
+
+/**
  * An international number: `+`, a country code, 8 to 15 digits in at most
  * six groups. When the whole reading does not end cleanly, the longest
  * reading that does (up to a space between groups) counts: in
@@ -484,7 +497,7 @@ const international = (context: Detector.Context, at: number): number | undefine
 /**
  * Phone numbers: international numbers written with `+` (`+44 20 7946
  * 0958`, `+86 138 1234 5678`), mainland Chinese mobile numbers with or
- * without `86` (`13812345678`, `138-1234-5678`), and North American
+ * without `86` (`13812345678`, `138-1234-5678`, `86-13812345678`), and North American
  * numbers (`(415) 555-0134`, `415-555-0134`, `415.555.0134`).
  *
  * @since 0.3.0
@@ -497,7 +510,7 @@ export const phone: Detector.Detector = {
     Detector.literal("(", "\\([2-9]\\d\\d\\)"),
     Detector.pattern(digitShapes, 14, digitFilter, true)
   ],
-  before: numberLead + 2,
+  before: numberLead + 6,
   after: numberWindow,
   verify: (context, hit) => {
     const text = context.text
@@ -515,10 +528,15 @@ export const phone: Detector.Detector = {
         : undefined
     }
     const start = numberStart(context, at)
-    if (!startsNumber(context, start)) return undefined
     const read = readDigits(text, start)
+    const lead = startsNumber(context, start) ? start : countryLead(context, start)
+    if (lead < 0) return undefined
     const found = (groups: number): Detector.Span | undefined =>
-      endsNumber(text, read.ends[groups - 1]!) ? { start, end: read.ends[groups - 1]! } : undefined
+      endsNumber(text, read.ends[groups - 1]!) ? { start: lead, end: read.ends[groups - 1]! } : undefined
+    if (lead !== start) {
+      if (read.sizes[0] === 11 && isChineseMobile(read.digits[0]!)) return found(1)
+      return shaped(read, 3, 4, 4) && isChineseMobile(read.digits[2]!) ? found(3) : undefined
+    }
     const bare = read.digits[0]
     if (bare !== undefined && read.sizes[0] === 11 && isChineseMobile(bare)) return found(1)
     if (bare !== undefined && read.sizes[0] === 13 && bare.startsWith("86") && isChineseMobile(bare.slice(2))) {
