@@ -26,13 +26,17 @@ import * as Detector from "./Detector.js"
 import * as DeveloperTokens from "./DeveloperTokens.js"
 import * as ServiceTokens from "./ServiceTokens.js"
 import { token } from "./TokenRule.js"
-import { isPlaceholder, looksRandom } from "./Values.js"
+import { isPlaceholder, isPlaceholderToken, isReference, looksRandom } from "./Values.js"
 
 export {
   /** @since 0.3.0 */
   entropy,
   /** @since 0.3.0 */
   isPlaceholder,
+  /** @since 0.3.0 */
+  isPlaceholderToken,
+  /** @since 0.3.0 */
+  isReference,
   /** @since 0.3.0 */
   looksRandom
 } from "./Values.js"
@@ -85,9 +89,30 @@ export const privateKey: Detector.Detector = {
   after: 12_200,
   verify: (context, hit) => {
     const match = Detector.matchAt(pem, context.text, hit.start)
-    return match === null ? undefined : { start: hit.start, end: hit.start + match[0].length }
+    return match === null || !hasKeyBody(match[0]) ? undefined : { start: hit.start, end: hit.start + match[0].length }
   }
 }
+/**
+ * A block counts only with a body of base64: runs of at least 16 base64
+ * characters (whole lines, or the parts of a body escaped or joined by
+ * spaces), 40 in all. The shortest real key, Ed25519, has 64; a block that
+ * only shows where a key goes (`anything`, `...`) has none.
+ */
+const hasKeyBody = (block: string): boolean => {
+  let total = 0
+  let run = 0
+  for (let i = block.indexOf("-----", 10) + 5; i < block.length && total < minKeyBody; i++) {
+    const code = block.charCodeAt(i)
+    if (Detector.isWordChar(code) && code !== 95 || code === 43 || code === 47 || code === 61) {
+      run++
+    } else {
+      if (run >= 16) total += run
+      run = 0
+    }
+  }
+  return total + (run >= 16 ? run : 0) >= minKeyBody
+}
+const minKeyBody = 40
 // A body holds no run of five dashes before its END line, so the search for
 // END stops at the next header instead of scanning the whole window.
 const pem =
@@ -106,7 +131,7 @@ export const awsAccessKeyId = token({
   prefixes: ["AKIA", "ASIA", "ABIA", "ACCA"],
   body: /(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/y,
   maxLength: 21,
-  accept: (key) => !key.endsWith("EXAMPLE")
+  accept: (key) => !key.endsWith("EXAMPLE") && !isPlaceholderToken(key.slice(4))
 })
 
 /**
@@ -144,7 +169,8 @@ export const githubToken = token({
   id: "github-token",
   prefixes: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
   body: /(?:gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])|github_pat_[A-Za-z0-9_]{22,255}(?![A-Za-z0-9_]))/y,
-  maxLength: 267
+  maxLength: 267,
+  accept: (token) => !isPlaceholderToken(token.slice(token.startsWith("github_pat_") ? 11 : 4))
 })
 
 /**
@@ -172,7 +198,8 @@ export const gitlabToken = token({
   ],
   body:
     /(?:gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas|soat)-|GR1348941)[A-Za-z0-9_-]{20,300}(?:\.[A-Za-z0-9_-]{1,100}){0,3}/y,
-  maxLength: 620
+  maxLength: 620,
+  accept: (token) => !isPlaceholderToken(token.startsWith("GR") ? token.slice(9) : token.slice(token.indexOf("-") + 1))
 })
 
 /**
@@ -205,7 +232,10 @@ export const openaiKey = token({
 })
 
 /**
- * Slack bot, user, app, refresh, configuration and app-level tokens.
+ * Slack bot, user, app, refresh, configuration and app-level tokens. All
+ * but the legacy workspace and refresh tokens start with a number (a team
+ * or version id) after the prefix: `xoxo-indieweb-1` in a file name is not
+ * one, and neither is `xoxe.xoxp-1-RANDOMSTRINGHERE`.
  *
  * @since 0.3.0
  * @category rules
@@ -213,8 +243,9 @@ export const openaiKey = token({
 export const slackToken = token({
   id: "slack-token",
   prefixes: ["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"],
-  body: /(?:xox[abposre]-|xoxe\.xox[bp]-|xapp-)[A-Za-z0-9-]{10,250}/y,
-  maxLength: 262
+  body: /(?:(?:xox[bpose]|xoxe\.xox[bp]|xapp)-[0-9]|xox[ar]-(?=[A-Za-z-]{0,40}[0-9]))[A-Za-z0-9-]{9,250}/y,
+  maxLength: 263,
+  accept: (token) => !isPlaceholderToken(token.slice(token.startsWith("xoxe.") ? 10 : 5))
 })
 
 /**
@@ -226,22 +257,25 @@ export const slackToken = token({
  */
 export const slackWebhook: Detector.Detector = {
   id: "slack-webhook",
-  triggers: [Detector.literal("://")],
-  before: 8,
+  triggers: [Detector.literal("hooks.slack.com/")],
+  before: 9,
   after: 240,
   verify: (context, hit) => {
     const text = context.text
-    // Every URL in a log is a hit: rule the others out before reading around them.
-    if (!text.startsWith("://hooks.slack.com/", hit.start)) return undefined
-    const start = text.startsWith("https", hit.start - 5) ? hit.start - 5 : hit.start - 4
-    if (start < context.floor || !text.startsWith("http", start) || !Detector.separatedBefore(context, start)) {
+    let start = hit.start
+    // With its scheme, or without one (`POST hooks.slack.com/services/…`).
+    if (start - 3 >= context.floor && text.startsWith("://", start - 3)) {
+      start = text.startsWith("https", start - 8) ? start - 8 : start - 7
+      if (start < context.floor || !text.startsWith("http", start)) return undefined
+    }
+    if (!Detector.separatedBefore(context, start) || (start > 0 && Detector.codeAt(context, start - 1) === 46)) {
       return undefined
     }
     const match = Detector.matchAt(slackHook, text, hit.start)
     return match === null ? undefined : { start, end: hit.start + match[0].length }
   }
 }
-const slackHook = /:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,200}/y
+const slackHook = /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,200}/y
 
 /**
  * Stripe secret and restricted keys, live and test, and webhook signing
@@ -329,7 +363,9 @@ export const huggingfaceToken = token({
   id: "huggingface-token",
   prefixes: ["hf_"],
   body: /hf_[A-Za-z0-9]{34,40}(?![A-Za-z0-9])/y,
-  maxLength: 44
+  maxLength: 44,
+  // A token's letters are of both cases; a snake_case name (`hf_servingcell…`) is not one.
+  accept: (token) => /[A-Z]/.test(token) && /[a-z]/.test(token) && !isPlaceholderToken(token.slice(3))
 })
 
 /**
@@ -509,8 +545,13 @@ const endsAuthority = (code: number): boolean =>
   code === 62 || code === 92 || code === 96
 
 /**
- * The credential of an `Authorization:` header (`Bearer`, `Basic`,
- * `token`, or a raw key) and of a `Bearer …` anywhere. The scheme stays.
+ * The credential of an `Authorization:` header and of a `Bearer …`
+ * anywhere. The header's scheme word stays, whatever it is (`Bearer`,
+ * `Basic`, `token`, `Api-Token`, `SSWS`, `GenieKey`, `Splunk`,
+ * `Client-ID`…); a header with a credential alone loses it. A parameter
+ * list (`Digest username="…"`, `AWS4-HMAC-SHA256 Credential=…`) is left to
+ * the rules of what it holds, and so are words, references and masks
+ * (`Bearer ${TOKEN}`, `Bearer XXXXXXXXXXXX`, `Authorization: required`).
  *
  * @since 0.3.0
  * @category rules
@@ -519,33 +560,84 @@ export const authorizationHeader: Detector.Detector = {
   id: "authorization-header",
   triggers: [Detector.keyword("auth", "bearer")],
   before: 0,
-  after: 4_100,
+  after: 8_200,
   verify: (context, hit) => {
     const text = context.text
-    let match: RegExpExecArray | null
     let from: number
+    let bearer = false
     if (Detector.startsWithCaseless(text, hit.start, "authorization")) {
-      from = hit.start + 13
-      match = Detector.matchAt(authorizationValue, text, from)
+      const op = Detector.matchAt(authorizationOperator, text, hit.start + 13)
+      if (op === null) return undefined
+      from = hit.start + 13 + op[0].length
     } else if (Detector.startsWithCaseless(text, hit.start, "bearer")) {
-      from = hit.start + 6
-      match = Detector.matchAt(bearerValue, text, from)
+      const gap = Detector.matchAt(credentialGap, text, hit.end)
+      if (gap === null) return undefined
+      from = hit.end + gap[0].length
+      bearer = true
     } else {
       return undefined
     }
-    if (match === null || /^[a-z]+$/.test(match[1]!)) return undefined
-    const end = from + match[0].length
-    if (cutByMarker(text, end)) return undefined
-    return named(context, end - match[1]!.length, end)
+    let start = from
+    let end = credentialEnd(text, from)
+    if (end < 0) return undefined
+    if (!bearer) {
+      const gap = Detector.matchAt(credentialGap, text, end)
+      if (gap !== null) {
+        if (end - from <= 40 && schemeShape.test(text.slice(from, end))) {
+          const next = end + gap[0].length
+          const after = credentialEnd(text, next)
+          // A scheme and what follows it: a credential, or else a parameter list, a
+          // reference or an earlier marker, which leave nothing to remove here.
+          if (after <= next) return undefined
+          start = next
+          end = after
+        }
+      }
+    }
+    if (end - start < (bearer ? 12 : 8) || cutByMarker(text, end)) return undefined
+    return isCredential(text.slice(start, end)) ? named(context, start, end) : undefined
   }
 }
-const authorizationValue =
-  /["']?[ \t]{0,5}[:=][ \t]{0,5}["']?(?:(?:bearer|basic|token|bot|digest|negotiate|apikey|api-key|key|sso-key)[ \t]{1,5})?([A-Za-z0-9._~+/-]{8,4000}={0,3})/iy
-const bearerValue = /[ \t]{1,5}([A-Za-z0-9._~+/-]{12,4000}={0,3})/y
+const authorizationOperator = /\\?["']?[ \t]{0,5}(?:=>|[:=])[ \t]{0,5}\\?["']?/y
+const credentialGap = /[ \t]{1,5}/y
+const schemeShape = /^[A-Za-z]{1,24}[0-9]{0,3}(?:-[A-Za-z]{1,24}[0-9]{0,3}){0,3}$/
+const maxCredential = 8_000
+const isCredentialChar = (code: number): boolean =>
+  Detector.isWordChar(code) || code === 46 || code === 126 || code === 43 || code === 47 || code === 45
+/**
+ * Where the credential from `from` ends: its characters and up to three
+ * `=` of padding. -1 when a `=` joins it to more (`Credential=AKIA…`):
+ * that is a parameter, not a credential.
+ */
+const credentialEnd = (text: string, from: number): number => {
+  const limit = Math.min(text.length, from + maxCredential)
+  let end = from
+  while (end < limit && isCredentialChar(text.charCodeAt(end))) end++
+  if (end === from) return from
+  let pad = 0
+  while (pad < 3 && end < limit && text.charCodeAt(end) === 61) {
+    end++
+    pad++
+  }
+  if (pad === 0 || end >= text.length) return end
+  const next = text.charCodeAt(end)
+  // `username="…"`: a parameter's name is a word.
+  return isCredentialChar(next) || (next === 34 && /^[A-Za-z]+$/.test(text.slice(from, end - pad))) ? -1 : end
+}
+/** Words (`Required`, `Negotiate`, `REDACTED`), references (`process.env.TOKEN`) and masks are not credentials. */
+const isCredential = (value: string): boolean =>
+  !plainWord.test(value) && !isPlaceholder(value) && !isPlaceholderToken(value) && !memberAccess.test(value)
+// Opaque tokens may look like camel-case names; after a scheme only a member access is surely code.
+const memberAccess = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$/
+const plainWord = /^(?:[A-Z]?[a-z]+|[A-Z]+)(?:-(?:[A-Z]?[a-z]+|[A-Z]+))*$/
 
 /**
  * The password of `curl -u user:password` and `curl --user user:password`,
- * anywhere on the command line, across `\` continuations.
+ * anywhere on the command line, across `\` continuations, the argument
+ * quoted or not, the password quoted on its own (`-u kevin:'…'`), the
+ * user empty (`-u ":…"`) or an email address (which the email rule
+ * removes). Slots and examples stay: `-u <user:password>`, `-u "$1:$2"`,
+ * `-u user:pass`, `-u 'test:test'`.
  *
  * @since 0.3.0
  * @category rules
@@ -556,10 +648,32 @@ export const curlCredentials: Detector.Detector = {
   before: 0,
   after: 6_600,
   verify: (context, hit) => {
-    const match = Detector.matchAt(curlUser, context.text, hit.end)
-    if (match === null || isPlaceholder(match[2]!)) return undefined
-    const end = hit.end + match[0].length
-    return named(context, end - match[2]!.length, end)
+    const text = context.text
+    const match = Detector.matchAt(curlUser, text, hit.end)
+    if (match === null) return undefined
+    let i = hit.end + match[0].length
+    const limit = Math.min(text.length, i + 520)
+    let quote = text.charCodeAt(i)
+    if (quote === 34 || quote === 39) i++
+    else quote = 0
+    if (text.charCodeAt(i) === 60) return undefined
+    // The user: up to the first `:`; the marker of an earlier redaction (an email) counts as one part.
+    if (text.startsWith("[REDACTED:", i)) {
+      const close = text.indexOf("]", i)
+      if (close < 0 || close - i > 60) return undefined
+      i = close + 1
+    }
+    while (i < limit && !endsArgument(text.charCodeAt(i), quote) && text.charCodeAt(i) !== 58) i++
+    if (text.charCodeAt(i) !== 58) return undefined
+    i++
+    let closing = quote
+    if (quote === 0 && (text.charCodeAt(i) === 34 || text.charCodeAt(i) === 39)) closing = text.charCodeAt(i++)
+    const start = i
+    while (i < limit && !endsArgument(text.charCodeAt(i), closing)) i++
+    if (i === start || (closing !== 0 && text.charCodeAt(i) !== closing)) return undefined
+    const password = text.slice(start, i)
+    if (isInnocent(password) || password.startsWith("$") || isPlaceholderToken(password)) return undefined
+    return named(context, start, i)
   }
 }
 // The command line up to `-u`: across `\` continuations, but not across a
@@ -567,7 +681,9 @@ export const curlCredentials: Detector.Detector = {
 // redaction would see instead of the text it replaced), nor past the next
 // `curl` (whose own hit scans from there: each character is scanned once).
 const curlUser =
-  /(?:[^\n\\[cC]|[cC](?![uU][rR][lL])|\[(?!REDACTED:)|\\\r?\n|\\[^\n]){0,2000}?[ \t](?:-u[ \t]*|--user(?:[ \t]+|=))["']?([^\s:"'@]{1,256}):([^\s"']{1,256})/y
+  /(?:[^\n\\[cC]|[cC](?![uU][rR][lL])|\[(?!REDACTED:)|\\\r?\n|\\[^\n]){0,2000}?[ \t](?:-u[ \t]*|--user(?:[ \t]+|=))/y
+const endsArgument = (code: number, quote: number): boolean =>
+  quote === 0 ? code <= 32 || code === 34 || code === 39 : code === quote || code === 10
 
 /**
  * `.npmrc` credentials: `_authToken`, `_auth` and `_password`, global or
@@ -634,6 +750,68 @@ const keyQualifiers = [
   "deploy"
 ]
 
+/**
+ * Words that may be glued before the other keywords in one identifier
+ * (`apitoken`, `AUTHTOKEN`, `dbpassword`, `PGPASSWORD`, `clientsecret`,
+ * `oauth`); any other word glued before one makes another word
+ * (`jsonwebtoken`, `bypass`, `compass`).
+ */
+const gluedQualifiers = [
+  ...keyQualifiers,
+  "refresh",
+  "bearer",
+  "bot",
+  "user",
+  "db",
+  "root",
+  "my",
+  "new",
+  "old",
+  "current",
+  "confirm",
+  "mysql",
+  "postgres",
+  "pg",
+  "redis",
+  "smtp",
+  "mail",
+  "ftp",
+  "ldap",
+  "login",
+  "keystore",
+  "truststore",
+  "store",
+  "key",
+  "proxy",
+  "sudo",
+  "bind",
+  "default",
+  "initial",
+  "sql",
+  "wifi",
+  "csrf",
+  "xsrf",
+  "github",
+  "gitlab",
+  "slack",
+  "npm",
+  "personal",
+  "otp",
+  "totp",
+  "aws",
+  "id"
+]
+
+/** What may continue a keyword in the same word: `password`, `passwd`, `passphrase`, `tokens` — not `passenger`, `tokenizer`, `authors`. */
+const continuations: Readonly<Record<string, ReadonlyArray<string>>> = {
+  pass: ["word", "words", "wd", "phrase", "code"],
+  token: ["s"],
+  secret: ["s"],
+  key: ["s"],
+  auth: [],
+  pwd: []
+}
+
 /** Key suffixes that name metadata about a secret rather than the secret. */
 const metadataSuffixes = [
   "id",
@@ -694,81 +872,265 @@ const metadataSuffixes = [
   "scope",
   "scopes",
   "bucket",
-  "status"
+  "status",
+  "algorithm",
+  "algorithms",
+  "algo",
+  "alg",
+  "cachekey",
+  "length",
+  "regex",
+  "pattern",
+  "policy",
+  "rules",
+  "reset",
+  "changed"
 ]
 
+const metadataWords = new Set(metadataSuffixes)
+const metadataLengths = [...new Set(metadataSuffixes.map((word) => word.length))]
+
 const isMetadata = (suffix: string): boolean => {
-  if (suffix.length === 0) return false
+  if (suffix.length < 2) return false
   const bare = suffix.toLowerCase().replace(/[_.-]/g, "")
-  return metadataSuffixes.some((word) => bare.endsWith(word))
+  for (const length of metadataLengths) {
+    if (length <= bare.length && metadataWords.has(bare.slice(bare.length - length))) return true
+  }
+  return false
+}
+
+const isLower = (code: number): boolean => code >= 97 && code <= 122
+const isUpper = (code: number): boolean => code >= 65 && code <= 90
+
+/** The letters just before `end` (at most 20, none before the previous finding), lower-cased. */
+const lettersBefore = (context: Detector.Context, end: number): string => {
+  let start = end
+  while (start > context.floor && end - start < 20 && isLetter(context.text.charCodeAt(start - 1))) start--
+  if (start < end && Detector.isEscapedWhitespace(context, start)) start++
+  return context.text.slice(start, end).toLowerCase()
 }
 
 const qualifiesKey = (context: Detector.Context, keyStart: number): boolean => {
   let end = keyStart
   const separator = Detector.codeAt(context, end - 1)
   if (separator === 95 || separator === 45) end--
-  let start = end
-  while (start > context.floor && end - start < 20 && isLetter(context.text.charCodeAt(start - 1))) start--
-  const word = context.text.slice(start, end).toLowerCase()
+  const word = lettersBefore(context, end)
   return word.length > 0 && keyQualifiers.some((q) => word.endsWith(q))
 }
 
-// After the keyword: the rest of the key, a closing quote or bracket, the
-// operator (`=`, `:`, `:=`, `=>`) and spaces.
-const assignment = /([A-Za-z0-9_.-]{0,40})["']?\]?[ \t]{0,5}(?::=|=>|[:=])[ \t]{0,5}/y
+/**
+ * Whether the keyword at the hit starts a part of an identifier: after a
+ * separator, at a camel-case part (`apiToken`, `APIToken`), or after a
+ * word that qualifies it (`apikey`, `AUTHTOKEN`). `key` always needs a
+ * qualifier: a bare `key` or a `cache_key` names no secret.
+ */
+const startsPart = (context: Detector.Context, hit: Detector.Hit, keyword: string): boolean => {
+  if (keyword === "key") return qualifiesKey(context, hit.start)
+  if (hit.start <= context.floor) return true
+  const text = context.text
+  const before = Detector.codeAt(context, hit.start - 1)
+  if (!isLetter(before) || Detector.isEscapedWhitespace(context, hit.start - 1)) return true
+  const first = text.charCodeAt(hit.start)
+  if (isUpper(first) && (isLower(before) || isLower(text.charCodeAt(hit.start + 1)))) return true
+  const word = lettersBefore(context, hit.start)
+  return word === "o" || gluedQualifiers.some((q) => word.endsWith(q))
+}
+
+/** Whether the keyword ends a part: what follows is no letter, starts a camel-case part, or is one of its {@link continuations}. */
+const endsPart = (text: string, hit: Detector.Hit, keyword: string): boolean => {
+  const next = text.charCodeAt(hit.end)
+  if (!isLetter(next)) return true
+  if (isUpper(next) && isLower(text.charCodeAt(hit.end - 1))) return true
+  let end = hit.end
+  while (end < text.length && end - hit.end < 8 && isLetter(text.charCodeAt(end))) {
+    if (end > hit.end && isUpper(text.charCodeAt(end)) && isLower(text.charCodeAt(end - 1))) break
+    end++
+  }
+  if (isLetter(text.charCodeAt(end)) && !(isUpper(text.charCodeAt(end)) && isLower(text.charCodeAt(end - 1)))) {
+    return false
+  }
+  const rest = text.slice(hit.end, end).toLowerCase()
+  return (continuations[keyword] ?? []).includes(rest)
+}
+
+const isKeyChar = (code: number): boolean => Detector.isWordChar(code) || code === 45 || code === 46
+
+/** How far back the identifier of a key is read. */
+const keyReach = 40
+
+/**
+ * Where the identifier that holds the keyword starts, or -1 when it is a
+ * part of a path or a URL (`/auth/callback`, `https://x/tokens/…`) or of
+ * an email address or host (`x@token.io`).
+ */
+const keyStart = (context: Detector.Context, at: number): number => {
+  const text = context.text
+  let start = at
+  while (
+    start > context.floor && at - start < keyReach && isKeyChar(text.charCodeAt(start - 1)) &&
+    !Detector.isEscapedWhitespace(context, start - 1)
+  ) {
+    start--
+  }
+  if (start <= context.floor) return start
+  const outside = text.charCodeAt(start - 1)
+  if (outside === 47 || outside === 92) return -1
+  if (outside === 64 && start >= 2 && isKeyChar(Detector.codeAt(context, start - 2))) return -1
+  return start
+}
+
+// Between the key and its value: a type (`var apiToken string =`, `val
+// apiKey: String =`), the operator (`=`, `:`, `:=`, `::=`, `?=`, `+=`,
+// `.=`, `=>`; `,` after a quoted key as in `setProperty("KEY", "…")`;
+// `value=` after a quoted attribute as in `<add key="ApiKey" value="…"/>`)
+// and spaces. `==` compares.
+const operatorShape =
+  /(?:[ \t]{1,3}(?:string|String|str|\[\]byte|var)(?=[ \t]{0,3}=)|[ \t]{0,3}:[ \t]{0,3}[A-Za-z_][A-Za-z0-9_.<>[\]|?]{0,40}(?=[ \t]{1,3}=[ \t]))?[ \t]{0,5}(::=|:=|\?=|\+=|\.=|=>|=(?!=)|:(?!:)|,|value[ \t]{0,3}=|>)[ \t]{0,5}/y
 
 /** Longer values are cut there: the rest of a runaway value is not worth a window that long. */
 const maxValue = 1_000
 
-// `=` ends a value (base64 padding aside): a value never runs into the next
-// assignment, so no character is scanned as the value of many keys.
+// A value ends at a space, a quote, a bracket or a separator of fields
+// (`,` `;` `&` `|`), never at `=`: `private-key: sqH0…==9x0v=Le2U…` is
+// one value, judged whole.
 const isValueChar = (code: number): boolean =>
-  code > 32 && code !== 61 && code !== 34 && code !== 39 && code !== 96 && code !== 44 && code !== 59 && code !== 38 &&
+  code > 32 && code !== 34 && code !== 39 && code !== 96 && code !== 44 && code !== 59 && code !== 38 &&
   code !== 60 && code !== 62 && code !== 40 && code !== 41 && code !== 91 && code !== 93 && code !== 123 &&
   code !== 125 && code !== 92 && code !== 124
 
 /**
  * Generic assignments: a key named like a password, secret, token, API or
- * private key, or auth, assigned (`=`, `:`, `:=`, `=>`) a value
- * that looks random ({@link looksRandom}). Works for env files, YAML,
- * JSON, INI, query strings, log fields and source code; ordinary words,
- * paths, versions and placeholders pass.
+ * private key, or auth, assigned a value that looks random
+ * ({@link looksRandom}), in the syntaxes of env files, shells and command
+ * lines (`--password v`), JSON (escaped too), YAML, TOML, INI, XML
+ * (`<apiToken>v</apiToken>`, `<add key="ApiKey" value="v"/>`), HCL,
+ * Makefiles (`?=`, `::=`), Go (`var apiToken string = "v"`), Java
+ * (`setProperty("API_TOKEN", "v")`), PHP (`$apiToken .= "v"`), Ruby,
+ * Python, JS, SQL (`PASSWORD 'v'`, `IDENTIFIED BY 'v'`), HTTP headers and
+ * connection strings. The key must name the secret as a word or a part of
+ * an identifier, outside paths and URLs. References (`process.env.X`,
+ * `os.getenv("X")`, `${VAR}`, ARNs), code (calls, member chains, variable
+ * names), paths, versions and placeholders pass.
  *
  * @since 0.3.0
  * @category rules
  */
 export const secretAssignment: Detector.Detector = {
   id: "secret-assignment",
-  triggers: [Detector.keyword("pass", "pwd", "secret", "token", "key", "auth")],
-  before: 24,
-  after: 1_100,
+  triggers: [Detector.keyword("pass", "pwd", "secret", "token", "key", "auth", "identified by")],
+  before: keyReach + 24,
+  after: 1_200,
   verify: (context, hit) => {
     const text = context.text
-    const isKey = hit.end - hit.start === 3 && Detector.startsWithCaseless(text, hit.start, "key")
-    if (isKey && !qualifiesKey(context, hit.start)) return undefined
-    const match = Detector.matchAt(assignment, text, hit.end)
-    if (match === null || isMetadata(match[1]!)) return undefined
-    let start = hit.end + match[0].length
-    let end = start
-    const limit = Math.min(text.length, start + maxValue + 1)
-    const quote = text.charCodeAt(start)
-    if (quote === 34 || quote === 39 || quote === 96) {
-      start++
-      end = start
-      while (end < limit && text.charCodeAt(end) !== quote && text.charCodeAt(end) !== 10) {
-        end += text.charCodeAt(end) === 92 ? 2 : 1
+    const keyword = text.slice(hit.start, hit.end).toLowerCase()
+    let from: number
+    let quoted = false
+    let xml = false
+    if (keyword === "identified by") {
+      const gap = Detector.matchAt(sqlGap, text, hit.end)
+      if (gap === null) return undefined
+      from = hit.end + gap[0].length
+    } else {
+      if (!startsPart(context, hit, keyword) || !endsPart(text, hit, keyword)) return undefined
+      const start = keyStart(context, hit.start)
+      if (start < 0) return undefined
+      let end = hit.end
+      while (end < text.length && end - hit.end < keyReach && isKeyChar(text.charCodeAt(end))) end++
+      if (isMetadata(text.slice(hit.end, end))) return undefined
+      const opening = Detector.codeAt(context, start - 1)
+      // A closing quote (escaped inside a JSON string) and bracket: `"key":`, `ENV['KEY'] =`.
+      if (text.charCodeAt(end) === 92 && isQuote(text.charCodeAt(end + 1))) end++
+      if (isQuote(text.charCodeAt(end))) {
+        quoted = true
+        end++
       }
-      if (end >= limit || text.charCodeAt(end) !== quote) return undefined
+      if (text.charCodeAt(end) === 93) end++
+      const op = Detector.matchAt(operatorShape, text, end)
+      if (op !== null) {
+        const sign = op[1]!
+        if (sign === ">") {
+          // `<apiToken>v</…>`, or `key="password">v</…>`.
+          if (!(opening === 60 || (quoted && Detector.codeAt(context, start - 2) === 61))) return undefined
+          xml = true
+        } else if (sign === "," && !quoted) {
+          return undefined
+        } else if (sign.startsWith("value") && !(quoted && namesAttribute(context, start - 1, keyword))) {
+          return undefined
+        }
+        from = end + op[0].length
+      } else {
+        // `--password v`, and SQL's `PASSWORD 'v'`.
+        const gap = Detector.matchAt(flagGap, text, end)
+        if (gap === null) return undefined
+        from = end + gap[0].length
+        const flag = text.charCodeAt(start) === 45
+        if (!(flag && text.charCodeAt(from) !== 45) && !(keyword === "pass" && text.charCodeAt(from) === 39)) {
+          return undefined
+        }
+      }
+    }
+    let start = from
+    let end = from
+    const limit = Math.min(text.length, from + maxValue + 1)
+    let quote = text.charCodeAt(start)
+    const escaped = !xml && quote === 92 && isQuote(text.charCodeAt(start + 1))
+    if (escaped) quote = text.charCodeAt(++start)
+    if (!xml && isQuote(quote)) {
+      end = ++start
+      for (;;) {
+        if (end >= limit) return undefined
+        const code = text.charCodeAt(end)
+        if (code === 10) return undefined
+        if (code === 92) {
+          if (escaped && text.charCodeAt(end + 1) === quote) break
+          end += 2
+        } else if (code === quote && !escaped) {
+          break
+        } else {
+          end++
+        }
+      }
+    } else if (xml) {
+      while (end < limit && text.charCodeAt(end) !== 60 && text.charCodeAt(end) !== 10) end++
+      if (text.charCodeAt(end) !== 60) return undefined
+      while (start < end && text.charCodeAt(start) <= 32) start++
+      while (end > start && text.charCodeAt(end - 1) <= 32) end--
+    } else if (escaped) {
+      return undefined
     } else {
       while (end < limit && isValueChar(text.charCodeAt(end))) end++
-      for (let pad = 0; pad < 2 && end < limit && text.charCodeAt(end) === 61; pad++) end++
-      if (cutByMarker(text, end)) return undefined
+      // A call or an index (`Config.get(…)`, `ENV["X"]`) is code.
+      const next = text.charCodeAt(end)
+      if (next === 40 || next === 91 || cutByMarker(text, end)) return undefined
     }
+    if (end - start < 8) return undefined
     const value = text.slice(start, end)
-    if (isInnocent(value) || !looksRandom(value)) return undefined
+    // `"FlyV1 fm2_…"`, `"Bearer …"`: the token after the space is for its own rule to name.
+    const space = value.indexOf(" ")
+    if (space > 0 && space < 24 && context.classify(start + space + 1) !== undefined) return undefined
+    if (isInnocent(value) || isReference(value) || isPlaceholderToken(value) || !looksRandom(value)) {
+      // The hits inside a value judged whole hold nothing either (`pass=pass=…`), but
+      // those in a URL's query do.
+      if (!value.includes("?") && !value.includes("://")) context.skip(end)
+      return undefined
+    }
     return named(context, start, end)
   }
 }
+/**
+ * Whether the quoted key that opens at `quote` is the value of a `key=`
+ * attribute (`<add key="ApiKey" value="…"/>`), or of a `name=` attribute
+ * naming a password or secret (`<param name="password" value="…"/>`). A
+ * form field's `name="authenticity_token"` is not a configuration entry.
+ */
+const namesAttribute = (context: Detector.Context, quote: number, keyword: string): boolean => {
+  if (Detector.codeAt(context, quote - 1) !== 61) return false
+  const word = lettersBefore(context, quote - 1)
+  return word === "key" || (word === "name" && (keyword === "pass" || keyword === "secret"))
+}
+const isQuote = (code: number): boolean => code === 34 || code === 39 || code === 96
+const sqlGap = /[ \t]{1,3}(?=["'])/y
+const flagGap = /[ \t]{1,3}/y
 
 /**
  * The default catalogue, most specific first: when several rules could
