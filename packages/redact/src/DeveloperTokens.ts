@@ -1122,7 +1122,7 @@ const maxValueLength = 8_000
 // (`"key": "value",`): the indent, the key, and the value, quoted or not,
 // or the first line of a block scalar (`key: |`).
 const manifestEntry =
-  /(?<![^\n])([ \t]{1,16})("?)([A-Za-z0-9_.-]{1,253})\2[ \t]{0,4}:[ \t]{1,4}(?:([|>][+-]?[0-9]?[ \t]{0,4}\r?\n[ \t]{1,32})?(?:"([^"\n]{0,8000})"|'([^'\n]{0,8000})'|([^\s"'#][^\n]{0,8000})))/g
+  /\n([ \t]{1,16})("?)([A-Za-z0-9_.-]{1,253})\2[ \t]{0,4}:[ \t]{1,4}(?:([|>][+-]?[0-9]?[ \t]{0,4}\r?\n[ \t]{1,32})?(?:"([^"\n]{0,8000})"|'([^'\n]{0,8000})'|([^\s"'#][^\n]{0,8000})))/g
 const manifestEntryLength = 8_400
 
 const isSpace = (code: number): boolean => code === 32 || code === 9
@@ -1234,69 +1234,157 @@ export const kubernetesSecret: Detector.Detector = {
   ],
   before: parentReach + kindReach + 2,
   after: manifestEntryLength + kindReach + maxValueLength + 2,
-  verify: (context, hit) => {
-    const text = context.text
-    const match = hit.match
-    if (match === undefined || match.index !== hit.start) return undefined
-    const indent = match[1]!.length
-    // The entry's parent: the nearest line above with a smaller indent.
-    const low = Math.max(0, hit.start - parentReach)
-    let end = hit.start - 1
-    let parent = -1
-    while (end > low) {
-      const start = lineStartOf(text, end, low)
-      if (start < 0 || isSeparator(text, start, end)) return undefined
-      if (!isBlank(text, start, end)) {
-        if (indentOf(text, start, end) < indent) {
-          parent = start
-          break
-        }
+  verify: (context, hit) =>
+    hit.match === undefined || hit.match.index !== hit.start ? undefined : verifyEntry(context, hit.match, false)
+}
+
+/** The span of the entry `match` at `at` (a line start) when it is a value of a Secret's `data` or `stringData`. */
+const verifyEntry = (
+  context: Detector.Context,
+  match: RegExpExecArray,
+  escaped: boolean
+): Detector.Span | undefined => {
+  const text = context.text
+  // The line starts after the line break the match starts with.
+  const at = match.index + 1
+  const indent = match[1]!.length
+  // The entry's parent: the nearest line above with a smaller indent.
+  const low = Math.max(0, at - parentReach)
+  let end = at - 1
+  let parent = -1
+  while (end > low) {
+    const start = lineStartOf(text, end, low)
+    if (start < 0 || isSeparator(text, start, end)) return undefined
+    if (!isBlank(text, start, end)) {
+      if (indentOf(text, start, end) < indent) {
+        parent = start
+        break
       }
-      end = start - 1
     }
-    if (parent < 0) return undefined
-    const parentIndent = indentOf(text, parent, end)
-    const key = Detector.matchAt(dataKey, text, parent + parentIndent)
-    if (key === null) return undefined
-    const verdict = mappingIsSecret(
-      text,
-      parent,
-      parentIndent,
-      Math.max(0, parent - kindReach),
-      Math.min(text.length, parent + kindReach)
+    end = start - 1
+  }
+  if (parent < 0) return undefined
+  const parentIndent = indentOf(text, parent, end)
+  const key = Detector.matchAt(dataKey, text, parent + parentIndent)
+  if (key === null) return undefined
+  const verdict = mappingIsSecret(
+    text,
+    parent,
+    parentIndent,
+    Math.max(0, parent - kindReach),
+    Math.min(text.length, parent + kindReach)
+  )
+  if (!verdict.secret) {
+    if (verdict.blockEnd > at) context.skip(verdict.blockEnd)
+    return undefined
+  }
+  // The value, and a block scalar's further lines.
+  const raw = match[5] ?? match[6] ?? match[7] ?? ""
+  const matchEnd = match.index + match[0].length
+  const valueEnd = matchEnd - (match[7] === undefined ? 1 : 0)
+  let value = raw
+  if (match[7] !== undefined) {
+    // In a serialized string, a bare quote ends the string and so the value.
+    if (escaped && value.includes("\"")) value = value.slice(0, value.indexOf("\""))
+    const comment = value.search(/[ \t]#/)
+    if (comment >= 0) value = value.slice(0, comment)
+    value = value.replace(/[ \t\r,]+$/, "")
+  }
+  const start = valueEnd - raw.length
+  let stop = start + value.length
+  if (value.length === 0 || isPlaceholder(value)) return undefined
+  let whole = value
+  if (match[4] !== undefined) {
+    const limit = Math.min(text.length, start + maxValueLength)
+    let line = text.charCodeAt(matchEnd) === 10 ? matchEnd + 1 : -1
+    while (line > 0 && line < limit) {
+      let lineEnd = line
+      while (lineEnd < limit && text.charCodeAt(lineEnd) !== 10) lineEnd++
+      if (lineEnd >= limit && limit < text.length) break
+      if (isBlank(text, line, lineEnd) || indentOf(text, line, lineEnd) <= indent) break
+      let content = text.slice(line + indentOf(text, line, lineEnd), lineEnd).replace(/[ \t\r]+$/, "")
+      const cut = escaped && content.includes("\"")
+      if (cut) content = content.slice(0, content.indexOf("\""))
+      whole += content
+      stop = line + indentOf(text, line, lineEnd) + content.length
+      if (cut) break
+      line = lineEnd + 1
+    }
+  }
+  if (key[1] === "data" ? !base64Value.test(whole) : whole.length < 4) return undefined
+  return { start, end: stop }
+}
+
+const manifestEntrySticky = new RegExp(manifestEntry.source, "y")
+
+// A YAML or JSON entry inside a serialized string (`"apiVersion: v1\\nkind:
+// Secret\\ndata:\\n  password: …"`): an escaped line break, the indent
+// (spaces or `\\t`), the key, possibly escaped-quoted, and the colon.
+const escapedEntry = /\\n((?: |\\t){1,16})(?:\\")?[A-Za-z0-9_.-]{1,253}(?:\\")?[ ]{0,4}:[ ]{1,4}/g
+
+/** The last text rewritten by {@link unescapeInPlace}, and its rewrite: every entry of a text reads the same one. */
+let unescapedSource = ""
+let unescapedCopy = ""
+const unescapedOf = (text: string): string => {
+  if (text !== unescapedSource) {
+    unescapedCopy = unescapeInPlace(text)
+    unescapedSource = text
+  }
+  return unescapedCopy
+}
+
+/**
+ * Rewrites a serialized string's escapes in place, keeping every offset:
+ * `\\n` becomes a space and a line break, `\\t` two spaces, and an escaped
+ * quote a quote beside a space, on the side away from the value it
+ * delimits.
+ */
+const unescapeInPlace = (text: string): string =>
+  text.replace(/\\(["\\nrt/])/g, (_, c: string, offset: number) => {
+    switch (c) {
+      case "n":
+        return " \n"
+      case "\"": {
+        const next = text.charCodeAt(offset + 2)
+        const opens = Detector.isWordChar(next) || next === 43 || next === 47 || next === 46 || next === 45
+        return opens ? " \"" : "\" "
+      }
+      case "\\":
+        return " \\"
+      case "/":
+        return " /"
+      default:
+        return "  "
+    }
+  })
+
+/**
+ * The values of a Kubernetes `Secret` manifest serialized inside a string
+ * (tool output as JSON, a manifest in a log line): the same entries as
+ * {@link kubernetesSecret}, lines broken by `\\n` escapes.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const kubernetesSecretEscaped: Detector.Detector = {
+  id: "kubernetes-secret",
+  triggers: [
+    Detector.pattern(
+      escapedEntry,
+      300,
+      "kind(?:\\\\?\")?[ \\t]*:[ \\t]*(?:\\\\?[\"'])?[sS][eE][cC][rR][eE][tT]"
     )
-    if (!verdict.secret) {
-      if (verdict.blockEnd > hit.start) context.skip(verdict.blockEnd)
-      return undefined
-    }
-    // The value, and a block scalar's further lines.
-    const raw = match[5] ?? match[6] ?? match[7] ?? ""
-    const matchEnd = hit.start + match[0].length
-    const valueEnd = matchEnd - (match[7] === undefined ? 1 : 0)
-    let value = raw
-    if (match[7] !== undefined) {
-      const comment = value.search(/[ \t]#/)
-      if (comment >= 0) value = value.slice(0, comment)
-      value = value.replace(/[ \t\r,]+$/, "")
-    }
-    const start = valueEnd - raw.length
-    let stop = start + value.length
-    if (value.length === 0 || isPlaceholder(value)) return undefined
-    let whole = value
-    if (match[4] !== undefined) {
-      let line = text.charCodeAt(matchEnd) === 10 ? matchEnd + 1 : -1
-      while (line > 0 && line - start < maxValueLength) {
-        let lineEnd = line
-        while (lineEnd < text.length && text.charCodeAt(lineEnd) !== 10) lineEnd++
-        if (isBlank(text, line, lineEnd) || indentOf(text, line, lineEnd) <= indent) break
-        if (lineEnd - start > maxValueLength) break
-        whole += text.slice(line + indentOf(text, line, lineEnd), lineEnd).replace(/\r$/, "")
-        stop = lineEnd - (text.charCodeAt(lineEnd - 1) === 13 ? 1 : 0)
-        line = lineEnd + 1
-      }
-    }
-    if (key[1] === "data" ? !base64Value.test(whole) : whole.length < 4) return undefined
-    return { start, end: stop }
+  ],
+  before: parentReach + kindReach + 2,
+  after: manifestEntryLength + kindReach + maxValueLength + 2,
+  verify: (context, hit) => {
+    // The rewrite keeps offsets and each of its characters depends only on
+    // its neighbours, so reading it reads the window of the text.
+    const copy = unescapedOf(context.text)
+    const match = Detector.matchAt(manifestEntrySticky, copy, hit.start + 1)
+    if (match === null) return undefined
+    const local: Detector.Context = { ...context, text: copy, skip: (until) => context.skip(until) }
+    return verifyEntry(local, match, true)
   }
 }
 
@@ -1306,6 +1394,7 @@ export const kubernetesSecret: Detector.Detector = {
  */
 export const rules: ReadonlyArray<Detector.Detector> = [
   kubernetesSecret,
+  kubernetesSecretEscaped,
   pypiToken,
   rubygemsToken,
   nugetKey,

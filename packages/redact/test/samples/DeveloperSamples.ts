@@ -66,6 +66,26 @@ const kubernetes: RuleSamples = {
       "DATABASE_PASSWORD: "
     ),
     inText(
+      JSON.stringify({
+        stdout: `apiVersion: v1\ndata:\n  password: ${k8sPassword}\nkind: Secret\nmetadata:\n  name: db\n`
+      }),
+      k8sPassword,
+      "password: "
+    ),
+    inText(
+      JSON.stringify({
+        content:
+          `apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\ndata:\n  tls.crt: |\n    ${k8sCert}\n  tls.key: "${k8sToken}"`
+      }),
+      k8sCert.replace(/\n {4}/g, ""),
+      "tls.crt: |"
+    ),
+    inText(
+      JSON.stringify({ content: `apiVersion: v1\nkind: Secret\ndata:\n  tls.key: "${k8sToken}"` }),
+      k8sToken,
+      "tls.key: \\\""
+    ),
+    inText(
       `apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n    api-key: ${k8sToken}\n  kind: Secret\n  metadata:\n    name: a\nkind: List\n`,
       k8sToken,
       "api-key: "
@@ -78,7 +98,9 @@ const kubernetes: RuleSamples = {
       spread(30, 912, base64)
     }\n`,
     `kind: Secret\nmetadata:\n  name: one\n---\nkind: ConfigMap\ndata:\n  strategy: ${spread(30, 913, base64)}\n`,
-    `apiVersion: v1\nkind: Secret\ndata:\n  extra: YmFyCg==\n`
+    `apiVersion: v1\nkind: Secret\ndata:\n  extra: YmFyCg==\n`,
+    JSON.stringify({ stdout: `apiVersion: v1\nkind: ConfigMap\ndata:\n  config: ${spread(40, 914, base64)}\n` }),
+    JSON.stringify({ stdout: `kind: Secret\nmetadata:\n  name: x\ndata:\n  password: {{ .Values.password }}\n` })
   ]
 }
 
