@@ -573,7 +573,7 @@ export const yandexApiKey = token({
 export const yandexIamToken = token({
   id: "yandex-iam-token",
   prefixes: ["t1."],
-  body: /t1\.[A-Za-z0-9_-]{10,800}={0,2}\.[A-Za-z0-9_-]{86}={0,2}/y,
+  body: /t1\.[A-Za-z0-9_-]{1,800}={0,2}\.[A-Za-z0-9_-]{86}={0,2}/y,
   maxLength: 900
 })
 
