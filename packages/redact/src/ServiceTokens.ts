@@ -982,6 +982,21 @@ export const pusherSecret = service({
 })
 
 /**
+ * Intercom access tokens in free text: base64 of `tok:…`, so they start
+ * with `dG9rOj`.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const intercomTokenBare = vendor({
+  id: "intercom-access-token",
+  prefixes: ["dG9rOj"],
+  body: /dG9rOj[A-Za-z0-9+/]{40,100}={0,2}(?![A-Za-z0-9+/=_-])/y,
+  maxLength: 109,
+  accept: variedAfter(6)
+})
+
+/**
  * Intercom access tokens (base64, usually `dG9rOj…`) assigned to a key
  * that names Intercom.
  *
@@ -1380,6 +1395,7 @@ export const rules: ReadonlyArray<Detector.Detector> = [
   contentfulToken,
   trelloToken,
   adafruitKey,
+  intercomTokenBare,
   mailgunSigningKey,
   mailchimpKeyed,
   discordBotTokenKeyed,

@@ -485,7 +485,11 @@ const messaging: ReadonlyArray<RuleSamples> = [
   ]),
   keyedSamples("intercom-access-token", "INTERCOM_ACCESS_TOKEN", intercom, [
     "INTERCOM_ACCESS_TOKEN=" + "x".repeat(60),
-    "INTERCOM_WORKSPACE=acme-support"
+    "INTERCOM_WORKSPACE=acme-support",
+    "dG9r" + "Oj" + "A".repeat(54)
+  ], [
+    { text: `curl -H "Authorization: Bearer ${intercom}" https://api.intercom.io/me`, secret: intercom },
+    { text: `intercom token ${intercom} rotated`, secret: intercom, kept: "intercom token " }
   ]),
   keyedSamples("zendesk-api-token", "ZENDESK_API_TOKEN", zendesk, [
     "ZENDESK_API_TOKEN=" + "x".repeat(40),
