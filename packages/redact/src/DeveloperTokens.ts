@@ -909,7 +909,8 @@ export const authressKey = token({
 })
 
 /**
- * ClickHouse Cloud API secret keys (`4b1d` and 38 letters and digits).
+ * ClickHouse Cloud API secret keys (`4b1d` and 38 mixed-case letters and
+ * digits).
  *
  * @since 0.3.0
  * @category rules
@@ -919,7 +920,8 @@ export const clickhouseKey = token({
   prefixes: ["4b1d"],
   body: /4b1d[A-Za-z0-9]{38}(?![A-Za-z0-9])/y,
   maxLength: 43,
-  accept: varied(4, 10)
+  // Mixed case: a hex digest that happens to start with `4b1d` is not one.
+  accept: (key) => varied(4, 10)(key) && /[A-Z]/.test(key) && /[a-z]/.test(key.slice(4))
 })
 
 /**

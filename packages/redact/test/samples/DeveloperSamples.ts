@@ -437,7 +437,8 @@ export const developer: ReadonlyArray<RuleSamples> = [
   ]),
   tokenSamples("clickhouse-cloud-api-secret-key", clickhouse, [], [
     "key = 4b" + "1d" + "X".repeat(38),
-    "key = adf4b" + "1d" + noise(38, 128)
+    "key = adf4b" + "1d" + noise(38, 128),
+    "checksum 4b" + "1d" + spread(38, 129, hex)
   ]),
   {
     rule: "sidekiq-secret",
