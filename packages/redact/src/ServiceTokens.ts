@@ -741,6 +741,11 @@ export const hubspotApiKey = service({
 // messaging
 // ---------------------------------------------------------------------------
 
+// The dots the rules that start before a dot need to look at: the first
+// dot of a Discord bot token, the dot before the hex of an Airtable token.
+// One filter for both, so the two share one search and one filter test.
+const dotFilter = "\\.(?:[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{20}|[a-f0-9]{30})"
+
 const discordBotShape = /[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,38}(?![\w%+/=.-])/y
 
 /**
@@ -755,7 +760,7 @@ export const discordBotToken: Detector.Detector = {
   id: "discord-bot-token",
   // The first dot, where the timestamp and the HMAC that follow it are
   // checked before anything is read back: most dots fail there.
-  triggers: [Detector.literal(".", "\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{20}")],
+  triggers: [Detector.literal(".", dotFilter)],
   before: 30,
   after: 49,
   verify: (context, hit) => {
@@ -1217,12 +1222,38 @@ export const nytimesToken = service({
  * @since 0.3.0
  * @category rules
  */
-export const airtableToken = vendor({
+export const airtableToken: Detector.Detector = {
   id: "airtable-access-token",
-  prefixes: ["pat"],
-  body: /pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9_-])/y,
+  // From the dot: `pat` is a part of too many words to be searched for.
+  triggers: [Detector.literal(".", dotFilter)],
+  before: 20,
+  after: 66,
+  verify: (context, hit) => {
+    const text = context.text
+    const start = hit.start - 17
+    if (start < context.floor || !text.startsWith("pat", start) || !Detector.separatedBefore(context, start)) {
+      return undefined
+    }
+    const match = Detector.matchAt(airtableShape, text, start)
+    if (match === null || masked(match[0]) || !varied(match[0].slice(-64))) return undefined
+    return { start, end: start + match[0].length }
+  }
+}
+const airtableShape = /pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9_-])/y
+
+/**
+ * Airtable personal access tokens assigned to a key that names Airtable:
+ * named so before a generic rule on the same key can claim them.
+ *
+ * @since 0.3.0
+ * @category rules
+ */
+export const airtableTokenKeyed = service({
+  id: "airtable-access-token",
+  keywords: ["airtable"],
+  value: /pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![\w%+/=.-])/y,
   maxLength: 82,
-  accept: (value) => varied(value.slice(-64))
+  accept: (value) => !masked(value) && varied(value.slice(-64))
 })
 
 /**
@@ -1396,6 +1427,7 @@ export const rules: ReadonlyArray<Detector.Detector> = [
   trelloToken,
   adafruitKey,
   intercomTokenBare,
+  airtableTokenKeyed,
   mailgunSigningKey,
   mailchimpKeyed,
   discordBotTokenKeyed,

@@ -596,14 +596,18 @@ const adafruitLegacy = noise(32, 615, hex)
 const rapidapi = noise(50, 616, b64url)
 
 const productivity: ReadonlyArray<RuleSamples> = [
-  tokenSamples("airtable-access-token", airtable, [
-    "pa" + "t" + noise(14, 601, alnum) + "." + noise(63, 602, hex) + " short",
-    "path" + noise(13, 601, alnum) + "." + noise(64, 602, "ghijklmnopqrstuvwxyz"),
-    "pa" + "t" + "x".repeat(14) + "." + "0".repeat(64)
-  ], [
-    ...assigned("AIRTABLE_TOKEN", airtable),
-    { text: `Authorization: Bearer ${airtable}`, secret: airtable, kept: "Authorization: Bearer " }
-  ]),
+  {
+    rule: "airtable-access-token",
+    positives: [...unkeyed(airtable), ...assigned("AIRTABLE_TOKEN", airtable), {
+      text: `const base = new Airtable({ apiKey: process.env.X }).base("app1")\n// ${airtable}`,
+      secret: airtable
+    }],
+    negatives: [
+      "pa" + "t" + noise(14, 601, alnum) + "." + noise(63, 602, hex) + " short",
+      "path" + noise(13, 601, alnum) + "." + noise(64, 602, "ghijklmnopqrstuvwxyz"),
+      "pa" + "t" + "x".repeat(14) + "." + "0".repeat(64)
+    ]
+  },
   keyedSamples("airtable-api-key", "AIRTABLE_API_KEY", airtableLegacy, [
     "AIRTABLE_API_KEY=" + "x".repeat(17),
     "AIRTABLE_BASE=appointmentsbase"
