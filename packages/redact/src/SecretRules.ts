@@ -1017,7 +1017,7 @@ const isValueChar = (code: number): boolean =>
  */
 export const secretAssignment: Detector.Detector = {
   id: "secret-assignment",
-  triggers: [Detector.keyword("pass", "pwd", "secret", "token", "key", "auth", "identified by")],
+  triggers: [Detector.keyword("pass", "pwd", "secret", "token", "key", "auth", "identified by", "mysql")],
   before: keyReach + 24,
   after: 1_200,
   verify: (context, hit) => {
@@ -1026,6 +1026,7 @@ export const secretAssignment: Detector.Detector = {
     let from: number
     let quoted = false
     let xml = false
+    if (keyword === "mysql") return mysqlPassword(context, hit)
     if (keyword === "identified by") {
       const gap = Detector.matchAt(sqlGap, text, hit.end)
       if (gap === null) return undefined
@@ -1048,6 +1049,8 @@ export const secretAssignment: Detector.Detector = {
       const op = Detector.matchAt(operatorShape, text, end)
       if (op !== null) {
         const sign = op[1]!
+        // `arn:aws:…:secret:prod/db`: a part of a colon-separated address, not a key.
+        if (opening === 58 && op[0] === ":") return undefined
         if (sign === ">") {
           // `<apiToken>v</…>`, or `key="password">v</…>`.
           if (!(opening === 60 || (quoted && Detector.codeAt(context, start - 2) === 61))) return undefined
@@ -1128,6 +1131,33 @@ const namesAttribute = (context: Detector.Context, quote: number, keyword: strin
   const word = lettersBefore(context, quote - 1)
   return word === "key" || (word === "name" && (keyword === "pass" || keyword === "secret"))
 }
+/**
+ * The password of `mysql -pSECRET` (and `mysqldump`, `mysqladmin`): glued
+ * to `-p`, quoted or not, on the command line that follows. `-p` alone
+ * prompts for it; `-P` is the port.
+ */
+const mysqlPassword = (context: Detector.Context, hit: Detector.Hit): Detector.Span | undefined => {
+  const text = context.text
+  const match = Detector.matchAt(mysqlFlag, text, hit.end)
+  if (match === null) return undefined
+  let start = hit.end + match[0].length
+  let quote = text.charCodeAt(start)
+  if (quote === 34 || quote === 39) start++
+  else quote = 0
+  let end = start
+  const limit = Math.min(text.length, start + 256)
+  while (end < limit && !endsArgument(text.charCodeAt(end), quote)) end++
+  if (end === start || (quote !== 0 && text.charCodeAt(end) !== quote)) return undefined
+  const password = text.slice(start, end)
+  if (isInnocent(password) || password.startsWith("$") || isPlaceholderToken(password) || isReference(password)) {
+    return undefined
+  }
+  return named(context, start, end)
+}
+// The rest of the command's name (`dump`, `admin`), then its arguments up to
+// ` -p` on the same line, not across an earlier marker nor past another `mysql`.
+const mysqlFlag = /[a-z]{0,10}(?=[ \t])(?:[^\n[mM]|[mM](?![yY][sS][qQ][lL])|\[(?!REDACTED:)){0,300}?[ \t]-p(?=[^\s-])/y
+
 const isQuote = (code: number): boolean => code === 34 || code === 39 || code === 96
 const sqlGap = /[ \t]{1,3}(?=["'])/y
 const flagGap = /[ \t]{1,3}/y

@@ -141,9 +141,10 @@ const isExampleWords = (value: string): boolean => {
     const digits = lower.match(/[0-9]+/g)
     if (digits === null || digits.every(isTypedDigits)) return true
   }
-  if (value.length > 16 || !/[0-9@$]/.test(value)) return false
+  // `P@ssw0rd`, `S3cr3t`, `Ch4ng3m3`: one word spelled with digits, not a phrase (`S3cr3tPa55`).
+  if (value.length > 12 || !/[0-9@$]/.test(value)) return false
   const spelled = lower.replace(/[0-9@$]/g, (ch) => leet[ch] ?? ch).replace(nonLetters, "")
-  return spelled.length >= 4 && splitsIntoWords(spelled)
+  return spelled.length >= 4 && exampleWords.includes(spelled)
 }
 const nonLetters = /[^a-z]/g
 

@@ -152,7 +152,9 @@ const syntaxes: ReadonlyArray<Syntax> = [
   { name: "flag --password and a space", write: (v) => `app login --password ${v} --user bob` },
   { name: "flag --api-key=", write: (v) => `deploy --api-key=${v} --region eu` },
   { name: "flag --token and a space", write: (v) => `gh-release --token ${v} v1.2.3` },
-  { name: "PGPASSWORD for one command", write: (v) => `PGPASSWORD=${v} psql -h db -U app` }
+  { name: "PGPASSWORD for one command", write: (v) => `PGPASSWORD=${v} psql -h db -U app` },
+  { name: "mysql -p", write: (v) => `mysql -h db -u root -p${v} shop` },
+  { name: "mysqldump -p quoted", write: (v) => `mysqldump -u app -p'${v}' shop > shop.sql` }
 ]
 
 const marker = "\u0000"
@@ -183,6 +185,59 @@ describe("the generic assignment in every syntax", () => {
       }
     })
   }
+})
+
+describe("references and examples in assignments", () => {
+  it("stay, in every common language and template syntax", () => {
+    for (
+      const text of [
+        "password: \"{% raw %}{{ db_password }}{% endraw %}\"",
+        "token = \"<%= ENV['TOKEN'] %>\"",
+        "secret = \"#{secret_value}\"",
+        "api_key = ENV.fetch(\"API_KEY\")",
+        "api_key = getenv('API_KEY')",
+        "secret: vault:secret/data/app#token",
+        "password: sm://prod-db-password",
+        "client_secret: \"@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/app/)\"",
+        "export GITHUB_TOKEN=$(gh auth token)",
+        "token: ${TOKEN:-default}",
+        "password = os.environ.get(\"PW\")",
+        "mysql -u root -p$MYSQL_PWD shop",
+        "mysql -u root -p shop",
+        "curl -u admin:${ADMIN_PASSWORD} https://x.io"
+      ]
+    ) {
+      assert.strictEqual(redactor.redact(text).text, text)
+    }
+  })
+  it("stay when they are the words people use in examples", () => {
+    for (
+      const word of [
+        "changeme",
+        "your-api-key",
+        "<token>",
+        "REPLACE_ME",
+        "TODO",
+        "dummy",
+        "test",
+        "sample",
+        "placeholder",
+        "secret",
+        "password",
+        "foobar",
+        "redacted",
+        "hunter2",
+        "P@ssw0rd",
+        "password123",
+        "test-token-1234",
+        "my_secret_key"
+      ]
+    ) {
+      for (const text of [`password=${word}`, `"api_key": "${word}"`, `curl -u admin:${word} https://x.io`]) {
+        assert.strictEqual(redactor.redact(text).text, text)
+      }
+    }
+  })
 })
 
 describe("keywords match as words or identifier parts", () => {
