@@ -535,7 +535,7 @@ const mailchimpShape = /[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9_-])/y
  */
 export const mailchimpKey: Detector.Detector = {
   id: "mailchimp-api-key",
-  triggers: [Detector.prefix("-us")],
+  triggers: [Detector.literal("-us", "-us[0-9]{1,2}(?![A-Za-z0-9_-])")],
   before: 34,
   after: 7,
   verify: (context, hit) => {
