@@ -249,15 +249,16 @@ interface Pass {
   readonly find: (text: string, from: number) => Found | undefined
 }
 
+/** One test of the prefilter: whether some pass could hit the text. */
+type Check = (text: string) => boolean
+
 /**
- * One test of the prefilter: `gate` is cheap; `then`, when present, is the
- * tighter test that runs only once the gate matched (the `@` of an email is
- * cheap to look for; the shape around it is not).
+ * `gate` is cheap; `then`, when present, is the tighter test that runs only
+ * once the gate matched (the `@` of an email is cheap to look for; the
+ * shape around it is not).
  */
-interface Check {
-  readonly gate: RegExp
-  readonly then: RegExp | undefined
-}
+const regexCheck = (gate: RegExp, then: RegExp | undefined): Check => (text) =>
+  gate.test(text) && (then === undefined || then.test(text))
 
 interface Finding {
   readonly start: number
@@ -277,104 +278,280 @@ interface Engine {
   readonly classify: (context: Detector.Context, at: number) => Detector.Span | undefined
 }
 
-// Characters from the most to the least frequent in tool output (logs, JSON,
-// code), as far as choosing where to search a prefix from goes. `_` and `-`
-// rank as rare on purpose: many prefixes end in one, and a pass that looks
-// for few distinct characters runs faster than one that looks for rarer but
-// more varied ones.
-const frequency = " etaoinsrlhdcu.0123456789/:=,\"mpfgwybvk-_ETAOISRNLCDUMPHGFBWYVKXJQZxjqz~"
+// Printable ASCII from the most to the least frequent in tool output, as
+// measured on a mix of logs (timestamps, JSON lines, access logs, stack
+// traces) and source code, with `_` moved up for snake_case code. A
+// character not listed (any non-ASCII) counts as the rarest.
+const frequency = " etasinrocd01.l2pu/fmh-_:4\"3*=6,5bg79y8()kETvxR>`AOwI[]S@NCMD<{}FZLGPHqW;BK?j$z|Y#U+X'&!V\\J^Q%~"
 const rarity = (ch: string): number => {
   const rank = frequency.indexOf(ch)
   return rank < 0 ? frequency.length : rank
 }
-
-/**
- * Where a prefix is searched from: its rarest character, never the first
- * (so the look-behind checks at least two), and of equally rare ones the
- * last (so the look-behind is as long, hence as selective, as it can be).
- */
-const anchorOf = (prefix: string): number => {
-  let index = prefix.length > 1 ? 1 : 0
-  for (let i = index + 1; i < prefix.length; i++) {
-    if (rarity(prefix[i]!) >= rarity(prefix[index]!)) index = i
-  }
-  return index
-}
-
-/**
- * Below this rarity an anchor would stop the pass too often (`dapi` has
- * nothing rarer than `p`): such a prefix gets a substring search of its
- * own, which costs a tenth of a regular-expression pass.
- */
-const rareEnough = rarity("v")
 
 interface PrefixEntry {
   readonly prefix: string
   readonly detector: Detector.Detector
 }
 
-interface Anchored extends PrefixEntry {
-  /** Index of the character the pass searches for. */
-  readonly index: number
+/** A word the trigger scan looks for: a prefix (exact case) or a keyword (any case). */
+interface Word {
+  readonly text: string
+  readonly caseless: boolean
+  /** Where in the word the scan's bigram is. */
+  readonly offset: number
+  /** For a prefix, its detector; for a keyword, the detectors of every keyword it starts with, in catalogue order. */
+  readonly detectors: ReadonlyArray<Detector.Detector>
+  readonly order: number
+}
+
+// The 200 most frequent pairs of adjacent characters (spaces aside) in the
+// same mix of logs and code, the most frequent first.
+const commonPairs =
+  "aterinontesttiesthreoretleeddeseeckemetsic20heckiondusctcoenan.0--nengex14taaromodisalra0.ro26nseantitce02peidno00ilfe03\":litomscancpaunaccht.ha-1aprs3-6-ursitrtuff-0utelfivert.1rief:\"\",,\"4Ts=10pompasllulotrn_iueemladuppryrrT1s/12**pi11ade.//gebema\"ts:immo/a2..3plupopd=24a===ifdaay/tpt1..tam7.09sh=>ttag53ho37ie36prsuvi1/EfINNFFOquhina/vfa:0di.2rcol40ss13t/04/5/1ou9::2eglov1:1lyRewaain__m/**/:3s\"50"
+const pairCost = new Map<string, number>()
+for (let i = 0; i + 1 < commonPairs.length; i += 2) {
+  const pair = commonPairs.slice(i, i + 2)
+  if (!pairCost.has(pair)) pairCost.set(pair, 10_000 - i)
+}
+
+/** The farthest into a word its pair may be. */
+const maxPairOffset = 8
+
+/**
+ * Where a word is looked for from: the two adjacent characters that are
+ * rarest together (a pair outside the common ones, of the rarest
+ * characters), so that the scan stops as seldom as it can.
+ */
+const bigramOffset = (word: string, caseless: boolean): number => {
+  let best = 0
+  let cost = Infinity
+  // Within the first few characters: the scan looks back that far from every pair it finds.
+  for (let i = 0; i + 1 < word.length && i < maxPairOffset; i++) {
+    const pair = caseless ? word.slice(i, i + 2).toLowerCase() : word.slice(i, i + 2)
+    const here = pairCost.get(pair) ?? 2 * frequency.length - rarity(pair[0]!) - rarity(pair[1]!)
+    if (here < cost) {
+      cost = here
+      best = i
+    }
+  }
+  return best
+}
+
+/** A byte copy of the last text scanned: the scan reads bytes, several times faster than `charCodeAt`. */
+let scannedText: string | undefined
+let scannedBytes: Uint8Array | undefined
+/** Whether the bytes are the text's code units: the text is ASCII. */
+let scannedAscii = false
+/** Buffers up to this size are kept between texts. */
+const keptBuffer = 1 << 22
+let buffer = new Uint8Array(0)
+interface Utf8Encoder {
+  readonly encodeInto: (text: string, into: Uint8Array) => { readonly read: number; readonly written: number }
+}
+// Every runtime has one (the WHATWG encoding standard); the package's
+// TypeScript library is bare ES2022, which does not declare it. Without one,
+// the scan reads `charCodeAt`.
+const Encoder = (globalThis as { readonly TextEncoder?: new() => Utf8Encoder }).TextEncoder
+const encoder: Utf8Encoder | undefined = Encoder === undefined ? undefined : new Encoder()
+
+/** Below this length a copy costs more than it saves. */
+const copyFrom = 256
+
+const bytesOf = (text: string): Uint8Array | undefined => {
+  if (encoder === undefined || text.length < copyFrom) return undefined
+  if (text === scannedText) return scannedAscii ? scannedBytes : undefined
+  let target = buffer
+  if (target.length < text.length) {
+    target = new Uint8Array(text.length)
+    if (text.length <= keptBuffer) buffer = target
+  }
+  const { read, written } = encoder.encodeInto(text, target)
+  scannedText = text
+  scannedAscii = read === text.length && written === text.length
+  scannedBytes = target
+  return scannedAscii ? target : undefined
+}
+
+/** The table key of the pair that ends at `i`. */
+const pairAt = (text: string, i: number): number =>
+  (i > 0 ? (text.charCodeAt(i - 1) & 255) << 8 : 0) | (text.charCodeAt(i) & 255)
+
+// The two hot loops, kept small and monomorphic: the first position from
+// `from` whose pair has an entry in the table, or -1.
+const scanBytes = (bytes: Uint8Array, table: Int32Array, from: number, end: number): number => {
+  let key = from > 0 ? bytes[from - 1]! : 0
+  for (let i = from; i < end; i++) {
+    key = ((key & 255) << 8) | bytes[i]!
+    if (table[key] !== 0) return i
+  }
+  return -1
+}
+const scanChars = (text: string, table: Int32Array, from: number, end: number): number => {
+  let key = from > 0 ? text.charCodeAt(from - 1) & 255 : 0
+  for (let i = from; i < end; i++) {
+    key = ((key & 255) << 8) | (text.charCodeAt(i) & 255)
+    if (table[key] !== 0) return i
+  }
+  return -1
 }
 
 /**
- * One pass for every prefix. Each prefix is found from its rarest character
- * (never the first, so the look-behind always checks at least two): the
- * pattern is a class of those characters followed by one look-behind for
- * what precedes each. The rest of the prefix is checked here, outside the
- * regular expression, which keeps the pattern small enough to run near the
- * engine's scanning speed.
+ * One scan for every prefix and every keyword, whatever their number: a
+ * table of the character pairs the words are looked for from says, at each
+ * position, whether any word could be there, and only then are the words
+ * of that pair compared. An ASCII text is read as bytes (one copy with the
+ * runtime's encoder, then a tight loop); any other text with `charCodeAt`,
+ * where a pair of characters above 255 shares its entry with an ASCII pair
+ * and is ruled out by the comparison. Adding a rule adds entries to the
+ * table, not a pass over the text.
+ *
+ * Hits come out in the order of their starts. Where several words start at
+ * the same place, the prefixes come first (in catalogue order), then the
+ * longest keyword, which stands for the keywords it starts with.
  */
-const prefixPass = (entries: ReadonlyArray<PrefixEntry>): Pass & { readonly source: string } => {
-  const byAnchor = new Map<number, Array<Anchored>>()
-  const behind = new Map<string, Set<string>>()
-  let back = 0
-  let reach = 0
-  for (const entry of entries) {
-    const index = anchorOf(entry.prefix)
-    const anchor = entry.prefix[index]!
-    const list = byAnchor.get(anchor.charCodeAt(0)) ?? []
-    list.push({ ...entry, index })
-    byAnchor.set(anchor.charCodeAt(0), list)
-    const set = behind.get(anchor) ?? new Set()
-    set.add(entry.prefix.slice(0, index))
-    behind.set(anchor, set)
-    back = Math.max(back, index)
-    reach = Math.max(reach, entry.detector.after, entry.prefix.length)
-  }
-  const lookBehind = [...behind].map(([anchor, set]) => {
-    const before = [...set].sort((a, b) => b.length - a.length).map(escape).join("|")
-    return `(?:${before})${escape(anchor)}`
+const triggerPass = (
+  prefixes: ReadonlyArray<PrefixEntry>,
+  keywordDetectors: ReadonlyArray<Detector.Detector>
+): Pass => {
+  const words: Array<Word> = []
+  prefixes.forEach((entry, order) => {
+    words.push({
+      text: entry.prefix,
+      caseless: false,
+      offset: bigramOffset(entry.prefix, false),
+      detectors: [entry.detector],
+      order
+    })
   })
-  const source = `[${[...behind.keys()].map(escape).join("")}](?<=${lookBehind.join("|")})`
-  const regex = new RegExp(source, "g")
+  const keywords = new Set<string>()
+  for (const d of keywordDetectors) {
+    for (const t of d.triggers) if (t._tag === "Keyword") { for (const k of t.keywords) keywords.add(k) }
+  }
+  for (const k of keywords) {
+    const detectors = keywordDetectors.filter((d) =>
+      d.triggers.some((t) => t._tag === "Keyword" && t.keywords.some((w) => k.startsWith(w)))
+    )
+    words.push({
+      text: k,
+      caseless: true,
+      offset: bigramOffset(k, true),
+      detectors,
+      order: prefixes.length + 1_000 - k.length
+    })
+  }
+  // The pair table: bucket + 1 of the words looked for from each pair of
+  // (low bytes of) characters, 0 for none. A one-character word is looked
+  // for from every pair it ends.
+  const table = new Int32Array(65_536)
+  const buckets: Array<Array<Word>> = []
+  const add = (key: number, word: Word): void => {
+    if (table[key] === 0) {
+      buckets.push([])
+      table[key] = buckets.length
+    }
+    buckets[table[key]! - 1]!.push(word)
+  }
+  const variants = (ch: string, caseless: boolean): ReadonlyArray<number> =>
+    caseless && ch.toLowerCase() !== ch.toUpperCase() ?
+      [ch.toLowerCase().charCodeAt(0) & 255, ch.toUpperCase().charCodeAt(0) & 255] :
+      [ch.charCodeAt(0) & 255]
+  let longest = 0
+  let maxOffset = 0
+  for (const word of words) {
+    longest = Math.max(longest, word.text.length)
+    if (word.text.length === 1) {
+      const one: Word = { ...word, offset: -1 }
+      for (const code of variants(word.text, word.caseless)) {
+        for (let before = 0; before < 256; before++) add((before << 8) | code, one)
+      }
+      continue
+    }
+    maxOffset = Math.max(maxOffset, word.offset + 1)
+    for (const first of variants(word.text[word.offset]!, word.caseless)) {
+      for (const second of variants(word.text[word.offset + 1]!, word.caseless)) add((first << 8) | second, word)
+    }
+  }
+  for (const bucket of buckets) bucket.sort((a, b) => a.order - b.order)
+  const matches = (text: string, word: Word, start: number): boolean =>
+    start >= 0 &&
+    (word.caseless ? Detector.startsWithCaseless(text, start, word.text) : text.startsWith(word.text, start))
+  // Where `next` last stopped: the position at which it saw its word.
+  let seenAt = 0
+  /** The earliest start, at `min` or later, of the words in the bucket seen at `i`; -1 if none. */
+  const check = (text: string, bucket: ReadonlyArray<Word>, i: number, min: number): number => {
+    let found = -1
+    for (const word of bucket) {
+      const start = i - 1 - word.offset
+      if (start >= min && (found < 0 || start < found) && matches(text, word, start)) found = start
+    }
+    return found
+  }
+  /**
+   * The start of the first word seen at a position from `from` on (where
+   * the word's pair ends, `offset + 1` after its start) that starts at
+   * `min` or later; -1 if none.
+   */
+  const next = (text: string, from: number, min: number, limit: number): number => {
+    // An integer bound: a loop compared against `Infinity` runs on doubles.
+    const end = limit < text.length ? limit : text.length
+    const bytes = bytesOf(text)
+    for (let i = from; i < end; i++) {
+      i = bytes !== undefined ? scanBytes(bytes, table, i, end) : scanChars(text, table, i, end)
+      if (i < 0) return -1
+      const found = check(text, buckets[table[pairAt(text, i)]! - 1]!, i, min)
+      if (found >= 0) {
+        seenAt = i
+        return found
+      }
+    }
+    return -1
+  }
+  /** Every word that starts at `start`, as one hit list. */
+  const at = (text: string, start: number): Found | undefined => {
+    let hits: Array<Detector.Hit> | undefined
+    let detectors: Array<Detector.Detector> | undefined
+    let keyword: Word | undefined
+    const candidates: Array<Word> = []
+    for (let i = start; i < Math.min(text.length, start + maxOffset + 1); i++) {
+      const bucket = table[pairAt(text, i)]!
+      if (bucket === 0) continue
+      for (const word of buckets[bucket - 1]!) if (i - 1 - word.offset === start) candidates.push(word)
+    }
+    candidates.sort((a, b) => a.order - b.order)
+    for (const word of candidates) {
+      if (!matches(text, word, start)) continue
+      if (word.caseless) {
+        if (keyword === undefined || word.text.length > keyword.text.length) keyword = word
+        continue
+      }
+      ;(hits ??= []).push({ start, end: start + word.text.length, match: undefined })
+      ;(detectors ??= []).push(word.detectors[0]!)
+    }
+    if (keyword !== undefined) {
+      const hit: Detector.Hit = { start, end: start + keyword.text.length, match: undefined }
+      for (const detector of keyword.detectors) {
+        ;(hits ??= []).push(hit)
+        ;(detectors ??= []).push(detector)
+      }
+    }
+    if (hits === undefined) return undefined
+    return { start, resume: start + 1, hit: hits[0]!, hits, detectors: detectors! }
+  }
   return {
-    source,
-    reach,
-    trigger: Math.max(...entries.map((entry) => entry.prefix.length)),
-    back,
+    reach: Math.max(longest, ...words.flatMap((word) => word.detectors.map((d) => d.after))),
+    trigger: longest,
+    back: 0,
     gate: undefined,
     find: (text, from) => {
-      regex.lastIndex = from
-      // `test` rather than `exec`: the match is the one anchor character, so
-      // its position is all there is to know, and no array is allocated.
-      while (regex.test(text)) {
-        const at = regex.lastIndex - 1
-        let hits: Array<Detector.Hit> | undefined
-        let detectors: Array<Detector.Detector> | undefined
-        let start = at
-        for (const entry of byAnchor.get(text.charCodeAt(at))!) {
-          const s = at - entry.index
-          if (s >= 0 && text.startsWith(entry.prefix, s)) {
-            ;(hits ??= []).push({ start: s, end: s + entry.prefix.length, match: undefined })
-            ;(detectors ??= []).push(entry.detector)
-            if (s < start) start = s
-          }
-        }
-        if (hits !== undefined) return { start, resume: at + 1, hit: hits[0]!, hits, detectors: detectors! }
+      let first = next(text, from, from, Infinity)
+      if (first < 0) return undefined
+      // A word that starts before `first` but has its pair further on is
+      // seen at most `maxOffset` after its start.
+      for (let start = next(text, seenAt + 1, from, first + maxOffset); start >= 0;) {
+        if (start < first) first = start
+        start = next(text, seenAt + 1, from, first + maxOffset)
       }
-      return undefined
+      return at(text, first)
     }
   }
 }
@@ -407,58 +584,6 @@ const literalPass = (
         }
         const hit: Detector.Hit = { start: at, end: at + literal.length, match: undefined }
         return { start: at, resume: at + literal.length, hit, hits: undefined, detectors }
-      }
-      return undefined
-    }
-  }
-}
-
-const keywordPass = (detectors: ReadonlyArray<Detector.Detector>): Pass => {
-  const keywords = new Set<string>()
-  for (const d of detectors) {
-    for (const t of d.triggers) if (t._tag === "Keyword") { for (const k of t.keywords) keywords.add(k) }
-  }
-  const sorted = [...keywords].sort((a, b) => b.length - a.length)
-  // The alternation prefers the longest keyword at a position, so a hit on
-  // `password` also stands for the detectors of `pass`.
-  const candidates = new Map<string, ReadonlyArray<Detector.Detector>>()
-  for (const k of sorted) {
-    candidates.set(
-      k,
-      detectors.filter((d) => d.triggers.some((t) => t._tag === "Keyword" && t.keywords.some((w) => k.startsWith(w))))
-    )
-  }
-  const regex = new RegExp(sorted.map(escape).join("|"), "gi")
-  const lists = sorted.map((k) => candidates.get(k)!)
-  // The keywords by their last character, longest first: only those can
-  // end where a match ends, and the built-in ones all end differently.
-  const byLast = new Map<number, Array<number>>()
-  sorted.forEach((k, i) => {
-    const last = k.charCodeAt(k.length - 1)
-    byLast.set(last, [...(byLast.get(last) ?? []), i])
-  })
-  return {
-    reach: Math.max(sorted[0]!.length, ...detectors.map((d) => d.after)),
-    trigger: sorted[0]!.length,
-    back: 0,
-    gate: undefined,
-    find: (text, from) => {
-      regex.lastIndex = from
-      // `test` rather than `exec` (no array per hit): the keyword that
-      // matched is the longest one ending where the match ends.
-      while (regex.test(text)) {
-        const end = regex.lastIndex
-        const code = text.charCodeAt(end - 1)
-        const ending = byLast.get(code >= 65 && code <= 90 ? code + 32 : code)
-        if (ending === undefined) continue
-        for (const i of ending) {
-          const k = sorted[i]!
-          const start = end - k.length
-          if (start >= from && Detector.startsWithCaseless(text, start, k)) {
-            const hit: Detector.Hit = { start, end, match: undefined }
-            return { start, resume: end, hit, hits: undefined, detectors: lists[i]! }
-          }
-        }
       }
       return undefined
     }
@@ -503,8 +628,8 @@ const patternPass = (
 
 /** Texts up to this length are tested against the prefilter before any pass runs. */
 const prefilterLimit = 2_048
-/** The window a contextual rule's value is classified in: the longest prefix plus the lead of the `Q~` rule. */
-const classifyWindow = 24
+/** The least window a contextual rule's value is classified in: the lead of the `Q~` rule and more; longer prefixes widen it. */
+const minClassifyWindow = 24
 
 const compile = (
   detectors: ReadonlyArray<Detector.Detector>,
@@ -565,24 +690,10 @@ const compile = (
       }
     }
   }
-  for (const entry of prefixes) {
-    if (rarity(entry.prefix[anchorOf(entry.prefix)]!) >= rareEnough) continue
-    const list = literals.get(entry.prefix) ?? { filter: undefined, detectors: [] }
-    if (!list.detectors.includes(entry.detector)) list.detectors.push(entry.detector)
-    literals.set(entry.prefix, list)
-    gates.add(escape(entry.prefix))
-    filters.add(escape(entry.prefix))
-  }
-  const anchored = prefixes.filter((entry) => rarity(entry.prefix[anchorOf(entry.prefix)]!) >= rareEnough)
-  const searched = prefixes.filter((entry) => rarity(entry.prefix[anchorOf(entry.prefix)]!) < rareEnough)
   const passes: Array<Pass> = []
-  const prefix = anchored.length === 0 ? undefined : prefixPass(anchored)
-  if (prefix !== undefined) {
-    passes.push(prefix)
-    shapes.add(prefix.source)
-  }
+  const trigger = prefixes.length === 0 && keywords.length === 0 ? undefined : triggerPass(prefixes, keywords)
+  if (trigger !== undefined) passes.push(trigger)
   for (const [literal, { detectors: list, filter }] of literals) passes.push(literalPass(literal, filter, list))
-  if (keywords.length > 0) passes.push(keywordPass(keywords))
   for (const [pattern, { detectors: list, maxLength, overlapping }] of patterns) {
     const sources = list.flatMap((d) =>
       d.triggers.flatMap((t) => t._tag === "Pattern" && t.pattern === pattern ? [t.prefilter] : [])
@@ -591,11 +702,18 @@ const compile = (
     passes.push(patternPass(pattern, maxLength, overlapping, list, gate))
   }
   const holdBack = Math.max(0, ...passes.map((p) => p.reach))
+  const classifyWindow = Math.max(minClassifyWindow, longestPrefix + 6)
+  // Only prefixes name what a contextual rule found: a keyword there is the next assignment, not its value.
+  const prefixTrigger = prefixes.length === 0 ? undefined : triggerPass(prefixes, [])
   const classify = (context: Detector.Context, at: number): Detector.Span | undefined => {
     const text = context.text
-    if (prefix !== undefined) {
+    if (prefixTrigger !== undefined) {
       const window = text.slice(at, at + classifyWindow)
-      for (let found = prefix.find(window, 0); found !== undefined; found = prefix.find(window, found.resume)) {
+      for (
+        let found = prefixTrigger.find(window, 0);
+        found !== undefined;
+        found = prefixTrigger.find(window, found.resume)
+      ) {
         for (let i = 0; i < found.detectors.length; i++) {
           const local = found.hits?.[i] ?? found.hit
           const detector = found.detectors[i]!
@@ -604,26 +722,20 @@ const compile = (
         }
       }
     }
-    for (const entry of searched) {
-      if (!text.startsWith(entry.prefix, at)) continue
-      const span = entry.detector.verify(context, { start: at, end: at + entry.prefix.length, match: undefined })
-      if (span !== undefined && span.start === at) return { ...span, id: span.id ?? entry.detector.id }
-    }
     for (const value of known) {
       if (text.startsWith(value, at)) return { start: at, end: at + value.length, id: "known-secret" }
     }
     return undefined
   }
+  const checks: Array<Check> = [
+    ...(gates.size === 0 ? [] : [regexCheck(new RegExp([...gates].join("|")), new RegExp([...filters].join("|")))]),
+    // Shapes one by one: joined, they cost more than apart.
+    ...[...shapes].map((shape) => regexCheck(new RegExp(shape), undefined)),
+    ...(trigger === undefined ? [] : [(text: string) => trigger.find(text, 0) !== undefined])
+  ]
   return {
     passes,
-    prefilter: !filterable ? undefined : [
-      ...(gates.size === 0
-        ? []
-        : [{ gate: new RegExp([...gates].join("|")), then: new RegExp([...filters].join("|")) }]),
-      // Shapes one by one: joined, they cost more than apart.
-      ...[...shapes].map((shape) => ({ gate: new RegExp(shape), then: undefined })),
-      ...(words.size === 0 ? [] : [{ gate: new RegExp([...words].map(escape).join("|"), "i"), then: undefined }])
-    ],
+    prefilter: filterable ? checks : undefined,
     maxBefore: Math.max(maxBefore, markerIdLength + markerOpening.length) + 2,
     context: Math.max(maxBefore, longestPrefix, keywordWindow, markerIdLength + markerOpening.length) + 4,
     batch: Math.max(4_096, holdBack),
@@ -915,10 +1027,7 @@ const streamOf = (engine: Engine, options: StreamOptions | undefined): StreamRed
 const mayHit = (engine: Engine, text: string): boolean => {
   const tests = engine.prefilter
   if (tests === undefined) return true
-  for (let i = 0; i < tests.length; i++) {
-    const check = tests[i]!
-    if (check.gate.test(text) && (check.then === undefined || check.then.test(text))) return true
-  }
+  for (let i = 0; i < tests.length; i++) if (tests[i]!(text)) return true
   return false
 }
 

@@ -154,43 +154,68 @@ const identifierAround = (context: Detector.Context, hit: Detector.Hit): Identif
   return { start, end, joined, boundaries }
 }
 
-/** Whether `name` is one or more whole parts of the identifier. */
-const namesPart = (identifier: Identifier, name: string): boolean => {
-  const { boundaries, joined } = identifier
-  for (let i = 0; i < boundaries.length - 1; i++) {
-    const at = boundaries[i]!
-    if (joined.startsWith(name, at) && boundaries.includes(at + name.length)) return true
-  }
-  return false
-}
-
 const keyedSpecs = new WeakMap<Detector.Detector, KeyedOptions>()
 
 const longestValue = (specs: ReadonlyArray<KeyedOptions>): number => Math.max(...specs.map((s) => s.maxLength))
 
+/** How many characters of a service name index it. */
+const headLength = 4
+
 /** The detector for a list of keyed rules, tried in order at each hit of `words`. */
-const dispatch = (id: string, specs: ReadonlyArray<KeyedOptions>, words: ReadonlyArray<string>): Detector.Detector => ({
-  id,
-  triggers: [Detector.keyword(...words)],
-  before: identifierReach + 1,
-  after: 2 * identifierReach + operatorReach + longestValue(specs) + 1,
-  verify: (context, hit) => {
-    const identifier = identifierAround(context, hit)
-    if (identifier === undefined) return undefined
-    let op: RegExpExecArray | null = null
-    for (const spec of specs) {
-      if (!spec.keywords.some((name) => namesPart(identifier, name))) continue
-      op ??= Detector.matchAt(operator, context.text, identifier.end)
+const dispatch = (id: string, specs: ReadonlyArray<KeyedOptions>, words: ReadonlyArray<string>): Detector.Detector => {
+  // The service names by their first characters: each part of a key costs
+  // one lookup, whatever the number of rules.
+  const byHead = new Map<string, Array<{ readonly name: string; readonly order: number }>>()
+  const short: Array<{ readonly name: string; readonly order: number }> = []
+  specs.forEach((spec, order) => {
+    for (const name of spec.keywords) {
+      if (name.length < headLength) short.push({ name, order })
+      else {
+        const head = name.slice(0, headLength)
+        byHead.set(head, [...(byHead.get(head) ?? []), { name, order }])
+      }
+    }
+  })
+  const named = (identifier: Identifier): ReadonlyArray<number> => {
+    const { boundaries, joined } = identifier
+    const orders: Array<number> = []
+    for (let i = 0; i < boundaries.length - 1; i++) {
+      const at = boundaries[i]!
+      const candidates = byHead.get(joined.slice(at, at + headLength))
+      for (const list of candidates === undefined ? [short] : [candidates, short]) {
+        for (const { name, order } of list) {
+          if (joined.startsWith(name, at) && boundaries.includes(at + name.length) && !orders.includes(order)) {
+            orders.push(order)
+          }
+        }
+      }
+    }
+    return orders.sort((a, b) => a - b)
+  }
+  return {
+    id,
+    triggers: [Detector.keyword(...words)],
+    before: identifierReach + 1,
+    after: 2 * identifierReach + operatorReach + longestValue(specs) + 1,
+    verify: (context, hit) => {
+      const identifier = identifierAround(context, hit)
+      if (identifier === undefined) return undefined
+      const orders = named(identifier)
+      if (orders.length === 0) return undefined
+      const op = Detector.matchAt(operator, context.text, identifier.end)
       if (op === null || op[0].length > operatorReach) return undefined
       const start = identifier.end + op[0].length
-      const match = Detector.matchAt(spec.value, context.text, start)
-      if (match === null || isPlaceholder(match[0])) continue
-      if (spec.accept !== undefined && !spec.accept(match[0])) continue
-      return { start, end: start + match[0].length, id: spec.id }
+      for (const order of orders) {
+        const spec = specs[order]!
+        const match = Detector.matchAt(spec.value, context.text, start)
+        if (match === null || isPlaceholder(match[0])) continue
+        if (spec.accept !== undefined && !spec.accept(match[0])) continue
+        return { start, end: start + match[0].length, id: spec.id }
+      }
+      return undefined
     }
-    return undefined
   }
-})
+}
 
 /**
  * A value assigned to a key that names the service. Returns the value's
