@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Redactor from "../src/Redactor.js"
 import * as SecretRules from "../src/SecretRules.js"
 import { alnum, assertGone, base32, hex, leakedWindow, markers, noise } from "./FakeSecrets.js"
+import { samples } from "./samples/index.js"
 
 const redactor = Redactor.make()
 
@@ -314,7 +315,7 @@ const contextual: ReadonlyArray<Format> = [
     ]
   },
   {
-    rule: "secret-assignment",
+    rule: "twilio-auth-token",
     name: "a Twilio auth token",
     secret: twilioAuth,
     samples: [["an env file", `TWILIO_ACCOUNT_SID=AC${noise(32, 66, hex)}\nTWILIO_AUTH_TOKEN=${twilioAuth}`]]
@@ -341,8 +342,8 @@ describe("SecretRules", () => {
       })
     }
 
-    it("every rule of the catalogue, each with at least one format above", () => {
-      const covered = new Set(formats.map((f) => f.rule))
+    it("every rule of the catalogue, each with at least one format above or its samples in RuleSamples", () => {
+      const covered = new Set([...formats.map((f) => f.rule), ...samples.map((s) => s.rule)])
       for (const detector of SecretRules.catalogue) assert.isTrue(covered.has(detector.id), detector.id)
     })
 
