@@ -84,6 +84,10 @@ const syntaxes: ReadonlyArray<Syntax> = [
     references: [`String apiToken = System.getenv("API_TOKEN");`, `String apiToken = config.getString("api.token");`]
   },
   { name: "Java setProperty", write: (v) => `System.setProperty("api.token", "${v}");` },
+  {
+    name: "Java annotation attribute",
+    write: (v) => `@DataSourceDefinition(name = "java:app/db", user = "app", password = "${v}")`
+  },
   { name: "Kotlin val", write: (v) => `val apiToken = "${v}"` },
   { name: "Kotlin typed val", write: (v) => `val apiToken: String = "${v}"` },
   {
