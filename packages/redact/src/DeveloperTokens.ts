@@ -1224,14 +1224,18 @@ const base64Value = /^[A-Za-z0-9+/]{10,}={0,3}$/
  * @since 0.3.0
  * @category rules
  */
+// Manifest keys are case-sensitive: `kind` is always lower case, and a
+// literal start is searched fast. One gate for the plain and the escaped
+// manifest, so the engine tests a text once.
+const manifestGate = "kind(?:\\\\?\")?[ \\t]*:[ \\t]*(?:\\\\?[\"'])?[sS][eE][cC][rR][eE][tT]"
+
 export const kubernetesSecret: Detector.Detector = {
   id: "kubernetes-secret",
   triggers: [
     Detector.pattern(
       manifestEntry,
       manifestEntryLength,
-      // Manifest keys are case-sensitive: `kind` is always lower case, and a literal start is searched fast.
-      "kind\"?[ \\t]*:[ \\t]*[\"']?[sS][eE][cC][rR][eE][tT]"
+      manifestGate
     )
   ],
   before: parentReach + kindReach + 2,
@@ -1374,7 +1378,7 @@ export const kubernetesSecretEscaped: Detector.Detector = {
     Detector.pattern(
       escapedEntry,
       300,
-      "kind(?:\\\\?\")?[ \\t]*:[ \\t]*(?:\\\\?[\"'])?[sS][eE][cC][rR][eE][tT]"
+      manifestGate
     )
   ],
   before: parentReach + kindReach + 2,

@@ -302,6 +302,8 @@ interface Word {
   /** For a prefix, its detector; for a keyword, the detectors of every keyword it starts with, in catalogue order. */
   readonly detectors: ReadonlyArray<Detector.Detector>
   readonly order: number
+  /** The first character's code, lower-cased for a keyword. */
+  readonly first: number
 }
 
 // The 200 most frequent pairs of adjacent characters (spaces aside) in the
@@ -337,13 +339,25 @@ const bigramOffset = (word: string, caseless: boolean): number => {
   return best
 }
 
-/** A byte copy of the last text scanned: the scan reads bytes, several times faster than `charCodeAt`. */
-let scannedText: string | undefined
-let scannedBytes: Uint8Array | undefined
-/** Whether the bytes are the text's code units: the text is ASCII. */
-let scannedAscii = false
+/**
+ * The UTF-8 bytes of the last text scanned: the scan reads bytes several
+ * times faster than `charCodeAt`, and finds the runtime's encoder copies a
+ * string at memory speed. A position in the text (a UTF-16 index) is kept
+ * with the matching byte offset, moved forward or back one character at a
+ * time from where the scan last stopped.
+ */
+const scanned: {
+  text: string | undefined
+  bytes: Uint8Array | undefined
+  length: number
+  /** The cursor: a byte offset where a character starts, and that character's UTF-16 index. */
+  byte: number
+  unit: number
+  /** Whether every character is one byte: then a byte offset is a UTF-16 index. */
+  ascii: boolean
+} = { text: undefined, bytes: undefined, length: 0, byte: 0, unit: 0, ascii: false }
 /** Buffers up to this size are kept between texts. */
-const keptBuffer = 1 << 22
+const keptBuffer = 3 << 22
 let buffer = new Uint8Array(0)
 interface Utf8Encoder {
   readonly encodeInto: (text: string, into: Uint8Array) => { readonly read: number; readonly written: number }
@@ -353,23 +367,50 @@ interface Utf8Encoder {
 // the scan reads `charCodeAt`.
 const Encoder = (globalThis as { readonly TextEncoder?: new() => Utf8Encoder }).TextEncoder
 const encoder: Utf8Encoder | undefined = Encoder === undefined ? undefined : new Encoder()
-
 /** Below this length a copy costs more than it saves. */
 const copyFrom = 256
 
 const bytesOf = (text: string): Uint8Array | undefined => {
   if (encoder === undefined || text.length < copyFrom) return undefined
-  if (text === scannedText) return scannedAscii ? scannedBytes : undefined
+  if (text === scanned.text) return scanned.bytes
+  // At most three bytes per UTF-16 unit.
   let target = buffer
-  if (target.length < text.length) {
-    target = new Uint8Array(text.length)
-    if (text.length <= keptBuffer) buffer = target
+  if (target.length < 3 * text.length) {
+    target = new Uint8Array(3 * text.length)
+    if (target.length <= keptBuffer) buffer = target
   }
   const { read, written } = encoder.encodeInto(text, target)
-  scannedText = text
-  scannedAscii = read === text.length && written === text.length
-  scannedBytes = target
-  return scannedAscii ? target : undefined
+  scanned.text = text
+  scanned.bytes = read === text.length ? target : undefined
+  scanned.length = written
+  scanned.ascii = written === text.length
+  scanned.byte = 0
+  scanned.unit = 0
+  return scanned.bytes
+}
+
+/** Moves the cursor to the character at UTF-16 index `unit` (or just past it, inside a surrogate pair). */
+const seek = (bytes: Uint8Array, unit: number): void => {
+  if (scanned.ascii) {
+    scanned.byte = unit
+    scanned.unit = unit
+    return
+  }
+  while (scanned.unit < unit && scanned.byte < scanned.length) {
+    const lead = bytes[scanned.byte]!
+    if (lead < 0x80) {
+      scanned.byte++
+      scanned.unit++
+    } else {
+      scanned.byte += lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
+      scanned.unit += lead >= 0xf0 ? 2 : 1
+    }
+  }
+  while (scanned.unit > unit && scanned.byte > 0) {
+    scanned.byte--
+    while (scanned.byte > 0 && (bytes[scanned.byte]! & 0xc0) === 0x80) scanned.byte--
+    scanned.unit -= bytes[scanned.byte]! >= 0xf0 ? 2 : 1
+  }
 }
 
 /** The table key of the pair that ends at `i`. */
@@ -378,19 +419,47 @@ const pairAt = (text: string, i: number): number =>
 
 // The two hot loops, kept small and monomorphic: the first position from
 // `from` whose pair has an entry in the table, or -1.
-const scanBytes = (bytes: Uint8Array, table: Int32Array, from: number, end: number): number => {
-  let key = from > 0 ? bytes[from - 1]! : 0
-  for (let i = from; i < end; i++) {
-    key = ((key & 255) << 8) | bytes[i]!
-    if (table[key] !== 0) return i
+// `present` has a 1 for every pair with an entry: 64 KiB, which stays in
+// the processor's cache where the 256 KiB table of buckets would not. The
+// pairs are of ASCII characters, so only an ASCII byte can end one; a
+// multi-byte character advances the UTF-16 index once (twice for four
+// bytes, a surrogate pair) at its lead byte. Returns the UTF-16 index of
+// the first stop before `end`, or -1, and leaves the cursor there.
+const scanBytes = (bytes: Uint8Array, present: Uint8Array, end: number): number => {
+  // Locals only inside the loop: the compiler keeps them in registers.
+  let unit = scanned.unit
+  let i = scanned.byte
+  const length = scanned.length
+  let key = i > 0 ? bytes[i - 1]! : 0
+  if (scanned.ascii) {
+    const stop = end < length ? end : length
+    for (; i < stop; i++) {
+      key = ((key & 255) << 8) | bytes[i]!
+      if (present[key] !== 0) break
+    }
+    scanned.byte = i
+    scanned.unit = i
+    return i < stop ? i : -1
   }
-  return -1
+  for (; unit < end && i < length; i++) {
+    const code = bytes[i]!
+    key = ((key & 255) << 8) | code
+    if (code < 0x80) {
+      if (present[key] !== 0) break
+      unit++
+    } else if (code >= 0xc0) {
+      unit += code >= 0xf0 ? 2 : 1
+    }
+  }
+  scanned.byte = i
+  scanned.unit = unit
+  return unit < end && i < length ? unit : -1
 }
-const scanChars = (text: string, table: Int32Array, from: number, end: number): number => {
+const scanChars = (text: string, present: Uint8Array, from: number, end: number): number => {
   let key = from > 0 ? text.charCodeAt(from - 1) & 255 : 0
   for (let i = from; i < end; i++) {
     key = ((key & 255) << 8) | (text.charCodeAt(i) & 255)
-    if (table[key] !== 0) return i
+    if (present[key] !== 0) return i
   }
   return -1
 }
@@ -420,7 +489,8 @@ const triggerPass = (
       caseless: false,
       offset: bigramOffset(entry.prefix, false),
       detectors: [entry.detector],
-      order
+      order,
+      first: entry.prefix.charCodeAt(0)
     })
   })
   const keywords = new Set<string>()
@@ -436,7 +506,8 @@ const triggerPass = (
       caseless: true,
       offset: bigramOffset(k, true),
       detectors,
-      order: prefixes.length + 1_000 - k.length
+      order: prefixes.length + 1_000 - k.length,
+      first: k.charCodeAt(0)
     })
   }
   // The pair table: bucket + 1 of the words looked for from each pair of
@@ -472,9 +543,20 @@ const triggerPass = (
     }
   }
   for (const bucket of buckets) bucket.sort((a, b) => a.order - b.order)
-  const matches = (text: string, word: Word, start: number): boolean =>
-    start >= 0 &&
-    (word.caseless ? Detector.startsWithCaseless(text, start, word.text) : text.startsWith(word.text, start))
+  // The byte scan needs words of ASCII characters, which every built-in rule has.
+  const byteScan = words.every((word) => /^[\x00-\x7f]*$/.test(word.text))
+  const present = new Uint8Array(65_536)
+  for (let key = 0; key < 65_536; key++) present[key] = table[key] === 0 ? 0 : 1
+  const matches = (text: string, word: Word, start: number): boolean => {
+    if (start < 0) return false
+    // The first character before the whole word: most stops fail there, at the cost of one load.
+    const code = text.charCodeAt(start)
+    if (word.caseless) {
+      return (code >= 65 && code <= 90 ? code + 32 : code) === word.first &&
+        Detector.startsWithCaseless(text, start, word.text)
+    }
+    return code === word.first && text.startsWith(word.text, start)
+  }
   // Where `next` last stopped: the position at which it saw its word.
   let seenAt = 0
   /** The earliest start, at `min` or later, of the words in the bucket seen at `i`; -1 if none. */
@@ -494,9 +576,24 @@ const triggerPass = (
   const next = (text: string, from: number, min: number, limit: number): number => {
     // An integer bound: a loop compared against `Infinity` runs on doubles.
     const end = limit < text.length ? limit : text.length
-    const bytes = bytesOf(text)
+    const bytes = byteScan ? bytesOf(text) : undefined
+    if (bytes !== undefined) {
+      seek(bytes, from)
+      for (;;) {
+        const i = scanBytes(bytes, present, end)
+        if (i < 0) return -1
+        const found = check(text, buckets[table[pairAt(text, i)]! - 1]!, i, min)
+        if (found >= 0) {
+          seenAt = i
+          return found
+        }
+        // Past the stop, an ASCII character: one byte, one unit.
+        scanned.byte++
+        scanned.unit++
+      }
+    }
     for (let i = from; i < end; i++) {
-      i = bytes !== undefined ? scanBytes(bytes, table, i, end) : scanChars(text, table, i, end)
+      i = scanChars(text, present, i, end)
       if (i < 0) return -1
       const found = check(text, buckets[table[pairAt(text, i)]! - 1]!, i, min)
       if (found >= 0) {
@@ -506,52 +603,57 @@ const triggerPass = (
     }
     return -1
   }
-  /** Every word that starts at `start`, as one hit list. */
-  const at = (text: string, start: number): Found | undefined => {
+  /**
+   * The words of `bucket` seen at `i` (each starts `offset + 1` before),
+   * as one hit list: prefixes in catalogue order, then at each start the
+   * longest keyword, which stands for the keywords it starts with.
+   */
+  const at = (text: string, bucket: ReadonlyArray<Word>, i: number): Found => {
     let hits: Array<Detector.Hit> | undefined
     let detectors: Array<Detector.Detector> | undefined
-    let keyword: Word | undefined
-    const candidates: Array<Word> = []
-    for (let i = start; i < Math.min(text.length, start + maxOffset + 1); i++) {
-      const bucket = table[pairAt(text, i)]!
-      if (bucket === 0) continue
-      for (const word of buckets[bucket - 1]!) if (i - 1 - word.offset === start) candidates.push(word)
-    }
-    candidates.sort((a, b) => a.order - b.order)
-    for (const word of candidates) {
+    let keywords: Array<Word> | undefined
+    let first = i
+    for (const word of bucket) {
+      const start = i - 1 - word.offset
       if (!matches(text, word, start)) continue
+      if (start < first) first = start
       if (word.caseless) {
-        if (keyword === undefined || word.text.length > keyword.text.length) keyword = word
+        const same = keywords?.findIndex((k) => i - 1 - k.offset === start) ?? -1
+        if (same < 0) (keywords ??= []).push(word)
+        else if (word.text.length > keywords![same]!.text.length) keywords![same] = word
         continue
       }
       ;(hits ??= []).push({ start, end: start + word.text.length, match: undefined })
       ;(detectors ??= []).push(word.detectors[0]!)
     }
-    if (keyword !== undefined) {
-      const hit: Detector.Hit = { start, end: start + keyword.text.length, match: undefined }
-      for (const detector of keyword.detectors) {
-        ;(hits ??= []).push(hit)
-        ;(detectors ??= []).push(detector)
+    if (keywords !== undefined) {
+      for (const keyword of keywords) {
+        const start = i - 1 - keyword.offset
+        const hit: Detector.Hit = { start, end: start + keyword.text.length, match: undefined }
+        // The usual case, a keyword alone, shares its list of detectors.
+        if (hits === undefined && keywords.length === 1) {
+          return { start, resume: i + 1, hit, hits: undefined, detectors: keyword.detectors }
+        }
+        for (const detector of keyword.detectors) {
+          ;(hits ??= []).push(hit)
+          ;(detectors ??= []).push(detector)
+        }
       }
     }
-    if (hits === undefined) return undefined
-    return { start, resume: start + 1, hit: hits[0]!, hits, detectors: detectors! }
+    return { start: first, resume: i + 1, hit: hits![0]!, hits, detectors: detectors! }
   }
   return {
     reach: Math.max(longest, ...words.flatMap((word) => word.detectors.map((d) => d.after))),
     trigger: longest,
-    back: 0,
+    // A word is seen where its pair ends, up to `maxOffset` after its start:
+    // a later stop can hold a word that starts earlier, as the engine allows.
+    back: maxOffset,
     gate: undefined,
     find: (text, from) => {
-      let first = next(text, from, from, Infinity)
-      if (first < 0) return undefined
-      // A word that starts before `first` but has its pair further on is
-      // seen at most `maxOffset` after its start.
-      for (let start = next(text, seenAt + 1, from, first + maxOffset); start >= 0;) {
-        if (start < first) first = start
-        start = next(text, seenAt + 1, from, first + maxOffset)
-      }
-      return at(text, first)
+      // Every word seen from `from` on, wherever it starts: one that starts
+      // before `from` is the engine's to discard.
+      if (next(text, from, 0, Infinity) < 0) return undefined
+      return at(text, buckets[table[pairAt(text, seenAt)]! - 1]!, seenAt)
     }
   }
 }
@@ -838,6 +940,7 @@ const scan = (
   // V8 finds a six-character needle several times faster than a longer one.
   const holdsMarker = text.includes(markerOpening.slice(4))
   let horizon = Infinity
+  const gates = new Map<string, boolean>()
   for (;;) {
     let best: PassState | undefined
     let bestStart = Infinity
@@ -852,7 +955,11 @@ const scan = (
         ps.from = state.floor
       }
       if (ps.next === undefined && !ps.done && !ps.blocked) {
-        if (final && pass.gate !== undefined && ps.gate === undefined) ps.gate = pass.gate.test(text)
+        if (final && pass.gate !== undefined && ps.gate === undefined) {
+          // Passes with the same gate (one rule's variants) test the text once.
+          ps.gate = gates.get(pass.gate.source) ?? pass.gate.test(text)
+          gates.set(pass.gate.source, ps.gate)
+        }
         const from = Math.max(ps.from, state.floor)
         const found = ps.gate === false || from >= length ? undefined : pass.find(text, from)
         if (found === undefined) {

@@ -1037,7 +1037,7 @@ export const secretAssignment: Detector.Detector = {
       if (start < 0) return undefined
       let end = hit.end
       while (end < text.length && end - hit.end < keyReach && isKeyChar(text.charCodeAt(end))) end++
-      if (isMetadata(text.slice(hit.end, end))) return undefined
+      const keyEnd = end
       const opening = Detector.codeAt(context, start - 1)
       // A closing quote (escaped inside a JSON string) and bracket: `"key":`, `ENV['KEY'] =`.
       if (text.charCodeAt(end) === 92 && isQuote(text.charCodeAt(end + 1))) end++
@@ -1071,6 +1071,8 @@ export const secretAssignment: Detector.Detector = {
           return undefined
         }
       }
+      // After the operator, which rules out most hits at less cost.
+      if (isMetadata(text.slice(hit.end, keyEnd))) return undefined
     }
     let start = from
     let end = from

@@ -744,7 +744,6 @@ export const hubspotApiKey = service({
 // The dots the rules that start before a dot need to look at: the first
 // dot of a Discord bot token, the dot before the hex of an Airtable token.
 // One filter for both, so the two share one search and one filter test.
-const dotFilter = "\\.(?:[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{20}|[a-f0-9]{30})"
 
 const discordBotShape = /[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,38}(?![\w%+/=.-])/y
 
@@ -756,31 +755,16 @@ const discordBotShape = /[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0
  * @since 0.3.0
  * @category rules
  */
-export const discordBotToken: Detector.Detector = {
+export const discordBotToken = token({
   id: "discord-bot-token",
-  // The first dot, where the timestamp and the HMAC that follow it are
-  // checked before anything is read back: most dots fail there.
-  triggers: [Detector.literal(".", dotFilter)],
-  before: 30,
-  after: 49,
-  verify: (context, hit) => {
-    const text = context.text
-    let start = hit.start
-    while (
-      start > context.floor && hit.start - start < 27 && isBase64Url(text.charCodeAt(start - 1)) &&
-      !Detector.isEscapedWhitespace(context, start - 1)
-    ) {
-      start--
-    }
-    const first = text.charCodeAt(start)
-    if (hit.start - start < 23 || (first !== 77 && first !== 78 && first !== 79)) return undefined
-    if (!Detector.separatedBefore(context, start)) return undefined
-    const match = Detector.matchAt(discordBotShape, text, start)
-    if (match === null || distinct(match[0]) < 16) return undefined
-    return { start, end: start + match[0].length }
-  }
-}
-const isBase64Url = (code: number): boolean => Detector.isWordChar(code) || code === 45
+  // A user id is a decimal number, so its base64 starts with `M`, `N` or
+  // `O` and then `D`, `T`, `j` or `z`: rare pairs the trigger scan finds
+  // without stopping at every dot of a log.
+  prefixes: ["M", "N", "O"].flatMap((first) => ["D", "T", "j", "z"].map((second) => first + second)),
+  body: discordBotShape,
+  maxLength: 74,
+  accept: (value) => distinct(value) >= 16
+})
 
 /**
  * Discord bot tokens assigned to a key that names Discord
@@ -1215,6 +1199,8 @@ export const nytimesToken = service({
 // productivity and developer SaaS
 // ---------------------------------------------------------------------------
 
+const airtableShape = /pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9_-])/y
+
 /**
  * Airtable personal access tokens (`pat`, 14 letters and digits, `.` and
  * 64 hex digits).
@@ -1222,24 +1208,13 @@ export const nytimesToken = service({
  * @since 0.3.0
  * @category rules
  */
-export const airtableToken: Detector.Detector = {
+export const airtableToken = token({
   id: "airtable-access-token",
-  // From the dot: `pat` is a part of too many words to be searched for.
-  triggers: [Detector.literal(".", dotFilter)],
-  before: 20,
-  after: 66,
-  verify: (context, hit) => {
-    const text = context.text
-    const start = hit.start - 17
-    if (start < context.floor || !text.startsWith("pat", start) || !Detector.separatedBefore(context, start)) {
-      return undefined
-    }
-    const match = Detector.matchAt(airtableShape, text, start)
-    if (match === null || masked(match[0]) || !varied(match[0].slice(-64))) return undefined
-    return { start, end: start + match[0].length }
-  }
-}
-const airtableShape = /pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![A-Za-z0-9_-])/y
+  prefixes: ["pat"],
+  body: airtableShape,
+  maxLength: 82,
+  accept: (value) => !masked(value) && varied(value.slice(-64))
+})
 
 /**
  * Airtable personal access tokens assigned to a key that names Airtable:

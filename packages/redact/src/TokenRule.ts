@@ -117,7 +117,14 @@ interface Identifier {
   readonly boundaries: ReadonlyArray<number>
 }
 
-const identifierAround = (context: Detector.Context, hit: Detector.Hit): Identifier | undefined => {
+/** Where the identifier around a hit ends. */
+const identifierEnd = (text: string, hit: Detector.Hit): number => {
+  let end = hit.end
+  while (end < text.length && end - hit.end < identifierReach && isIdentifierChar(text.charCodeAt(end))) end++
+  return end
+}
+
+const identifierAround = (context: Detector.Context, hit: Detector.Hit, end: number): Identifier | undefined => {
   const text = context.text
   let start = hit.start
   while (
@@ -128,8 +135,6 @@ const identifierAround = (context: Detector.Context, hit: Detector.Hit): Identif
   }
   const outside = start > context.floor ? text.charCodeAt(start - 1) : 32
   if (outside === 47 || outside === 92 || outside === 64) return undefined
-  let end = hit.end
-  while (end < text.length && end - hit.end < identifierReach && isIdentifierChar(text.charCodeAt(end))) end++
   let joined = ""
   const boundaries: Array<number> = []
   let previous = 32
@@ -198,13 +203,15 @@ const dispatch = (id: string, specs: ReadonlyArray<KeyedOptions>, words: Readonl
     before: identifierReach + 1,
     after: 2 * identifierReach + operatorReach + longestValue(specs) + 1,
     verify: (context, hit) => {
-      const identifier = identifierAround(context, hit)
+      // The operator first: most credential words in code are not a key being assigned.
+      const end = identifierEnd(context.text, hit)
+      const op = Detector.matchAt(operator, context.text, end)
+      if (op === null || op[0].length > operatorReach) return undefined
+      const identifier = identifierAround(context, hit, end)
       if (identifier === undefined) return undefined
       const orders = named(identifier)
       if (orders.length === 0) return undefined
-      const op = Detector.matchAt(operator, context.text, identifier.end)
-      if (op === null || op[0].length > operatorReach) return undefined
-      const start = identifier.end + op[0].length
+      const start = end + op[0].length
       for (const order of orders) {
         const spec = specs[order]!
         const match = Detector.matchAt(spec.value, context.text, start)
