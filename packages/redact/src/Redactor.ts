@@ -544,7 +544,7 @@ const triggerPass = (
   }
   for (const bucket of buckets) bucket.sort((a, b) => a.order - b.order)
   // The byte scan needs words of ASCII characters, which every built-in rule has.
-  const byteScan = words.every((word) => /^[\x00-\x7f]*$/.test(word.text))
+  const byteScan = words.every((word) => [...word.text].every((ch) => ch.charCodeAt(0) < 0x80))
   const present = new Uint8Array(65_536)
   for (let key = 0; key < 65_536; key++) present[key] = table[key] === 0 ? 0 : 1
   const matches = (text: string, word: Word, start: number): boolean => {
