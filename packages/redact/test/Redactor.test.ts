@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as FastCheck from "effect/FastCheck"
 import * as Detector from "../src/Detector.js"
 import * as Redactor from "../src/Redactor.js"
+import * as SecretRules from "../src/SecretRules.js"
 import { alnum, assertGone, base32, leakedWindow, markers, noise } from "./FakeSecrets.js"
 
 const redactor = Redactor.make()
@@ -774,6 +775,34 @@ describe("Redactor", () => {
         assert.deepStrictEqual(result, { text: expected.text, count: expected.count, kinds: { ...expected.kinds } })
       },
       { fastCheck: { numRuns: 400 } }
+    )
+
+    // The trigger scan reads a long text as UTF-8 bytes and keeps a UTF-16
+    // index beside the byte offset; an ASCII text it reads with the two
+    // equal. For the token rules (a prefix, then a body of ASCII
+    // characters) a non-ASCII character is a separator like any control
+    // character: swapping each for one must leave every finding in place,
+    // or the scan put a hit at the wrong index. Surrogate pairs (emoji)
+    // are two units of one four-byte character.
+    const tokenRules = SecretRules.catalogue.filter((d) => d.triggers.every((t) => t._tag === "Prefix"))
+    const tokens = Redactor.make({ rules: tokenRules, personalData: false })
+    const foreign = FastCheck.constantFrom("😀", "漢字", "é", "\u0301", "🙂🙂", "ß", "Ω", "中文", "\u{1F3F3}\uFE0F")
+    const long = FastCheck.array(
+      FastCheck.tuple(FastCheck.oneof(secret, filler, foreign, foreign), FastCheck.oneof(separator, foreign)),
+      { minLength: 40, maxLength: 120 }
+    ).map((parts) => parts.map(([part, sep]) => part + sep).join(""))
+    const controlFor = (text: string): string => text.replace(/[\u0080-\uffff]/g, "\u0001")
+    it.prop(
+      "a long text with non-ASCII characters is read at the same places as its ASCII twin",
+      { text: long },
+      ({ text }) => {
+        assert.isAtLeast(text.length, 256)
+        assert.isAbove(tokenRules.length, 120)
+        const result = tokens.redact(text)
+        assert.strictEqual(controlFor(result.text), tokens.redact(controlFor(text)).text)
+        assert.strictEqual(redactor.redact(redactor.redact(text).text).text, redactor.redact(text).text)
+      },
+      { fastCheck: { numRuns: 300 } }
     )
   })
 })
