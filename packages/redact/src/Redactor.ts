@@ -357,7 +357,7 @@ const scanned: {
   ascii: boolean
 } = { text: undefined, bytes: undefined, length: 0, byte: 0, unit: 0, ascii: false }
 /** Buffers up to this size are kept between texts. */
-const keptBuffer = 3 << 22
+const keptBuffer = 1 << 24
 let buffer = new Uint8Array(0)
 interface Utf8Encoder {
   readonly encodeInto: (text: string, into: Uint8Array) => { readonly read: number; readonly written: number }
@@ -370,16 +370,24 @@ const encoder: Utf8Encoder | undefined = Encoder === undefined ? undefined : new
 /** Below this length a copy costs more than it saves. */
 const copyFrom = 256
 
+let lastRoom = buffer
+/** A buffer of at least `size` bytes: the kept one when it is large enough. */
+const room = (size: number): Uint8Array => {
+  if (buffer.length >= size) return (lastRoom = buffer)
+  lastRoom = new Uint8Array(size)
+  if (size <= keptBuffer) buffer = lastRoom
+  return lastRoom
+}
+
 const bytesOf = (text: string): Uint8Array | undefined => {
   if (encoder === undefined || text.length < copyFrom) return undefined
   if (text === scanned.text) return scanned.bytes
-  // At most three bytes per UTF-16 unit.
-  let target = buffer
-  if (target.length < 3 * text.length) {
-    target = new Uint8Array(3 * text.length)
-    if (target.length <= keptBuffer) buffer = target
-  }
-  const { read, written } = encoder.encodeInto(text, target)
+  // Room for a few non-ASCII characters first; a text with more is encoded
+  // again with room for the worst case, three bytes per UTF-16 unit.
+  let result = encoder.encodeInto(text, room(text.length + (text.length >> 3) + 64))
+  if (result.read < text.length) result = encoder.encodeInto(text, room(3 * text.length))
+  const { read, written } = result
+  const target = lastRoom
   scanned.text = text
   scanned.bytes = read === text.length ? target : undefined
   scanned.length = written
