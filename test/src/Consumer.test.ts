@@ -128,7 +128,8 @@ const packed = () =>
 const app = async (
   name: string,
   options: {
-    readonly effect: string
+    /** `undefined`: no `effect` at all (a package that needs none). */
+    readonly effect: string | undefined
     readonly packages: ReadonlyArray<string>
     readonly extra?: Record<string, string>
     readonly dev?: Record<string, string>
@@ -137,7 +138,10 @@ const app = async (
   const files = await packed()
   const dir = Path.join(work, name)
   Fs.mkdirSync(dir, { recursive: true })
-  const dependencies: Record<string, string> = { effect: options.effect, ...options.extra }
+  const dependencies: Record<string, string> = {
+    ...(options.effect === undefined ? {} : { effect: options.effect }),
+    ...options.extra
+  }
   for (const pkg of options.packages) dependencies[pkg] = `file:${files[pkg]}`
   Fs.writeFileSync(
     Path.join(dir, "package.json"),
@@ -325,14 +329,38 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
     assert.strictEqual(result.status, 0)
   })
 
-  // One app per distinct lowest `effect`: the packages that claim it (or less), pinned to exactly it.
-  const floors = [...new Set(packages.map((name) => floor(manifest(name).peerDependencies!["effect"]!)))].sort(compare)
+  it("let @tool-runtime/redact clean text on its own, in an app with no effect at all", async () => {
+    const dir = await app("redact-alone", { effect: undefined, packages: ["@tool-runtime/redact"] })
+    assert.deepStrictEqual(effectCopies(dir), [])
+    Fs.writeFileSync(
+      Path.join(dir, "clean.mjs"),
+      [
+        `import { Redactor } from "@tool-runtime/redact"`,
+        `const redactor = Redactor.make()`,
+        `const token = "gh" + "p_" + "${"a1B2c3D4e5".repeat(3)}Zq9Xw7"`,
+        `const stream = redactor.stream()`,
+        `const streamed = stream.push("tok" + "en=" + token.slice(0, 9)).text + stream.push(token.slice(9)).text + stream.end().text`,
+        `console.log(JSON.stringify([redactor.redact("DB_PASSWORD=kX9pQ2vL8mN3wR7t mail bob@corp.io").text, streamed]))`
+      ].join("\n")
+    )
+    const result = await run(process.execPath, ["clean.mjs"], dir, MINUTE)
+    assert.strictEqual(result.status, 0, result.stderr)
+    assert.deepStrictEqual(JSON.parse(result.stdout), [
+      "DB_PASSWORD=[REDACTED:secret-assignment] mail [REDACTED:email]",
+      "token=[REDACTED:github-token]"
+    ])
+  })
+
+  // One app per distinct lowest `effect`: the packages that claim it (or less), pinned to exactly it,
+  // with the packages they depend on (core depends on redact, which needs no effect).
+  const peers = packages.filter((name) => manifest(name).peerDependencies?.["effect"] !== undefined)
+  const floors = [...new Set(peers.map((name) => floor(manifest(name).peerDependencies!["effect"]!)))].sort(compare)
   for (const lowest of floors) {
-    const claiming = packages.filter((name) => compare(floor(manifest(name).peerDependencies!["effect"]!), lowest) <= 0)
+    const claiming = peers.filter((name) => compare(floor(manifest(name).peerDependencies!["effect"]!), lowest) <= 0)
     it(`install one copy of effect ${lowest} next to an app pinned to it (${claiming.join(", ")})`, async () => {
       const dir = await app(`effect-${lowest}`, {
         effect: lowest,
-        packages: claiming.map((name) => manifest(name).name)
+        packages: (["redact", ...claiming] as const).map((name) => manifest(name).name)
       })
       assert.deepStrictEqual(effectCopies(dir), [lowest])
       await runAgent(process.execPath, dir)

@@ -617,6 +617,13 @@ const triggerPass = (
    * longest keyword, which stands for the keywords it starts with.
    */
   const at = (text: string, bucket: ReadonlyArray<Word>, i: number): Found => {
+    if (bucket.length === 1) {
+      // The usual case: one word for the pair, whose list of detectors the hit shares.
+      const word = bucket[0]!
+      const start = i - 1 - word.offset
+      const end = start + word.text.length
+      return { start, resume: i + 1, hit: { start, end, match: undefined }, hits: undefined, detectors: word.detectors }
+    }
     let hits: Array<Detector.Hit> | undefined
     let detectors: Array<Detector.Detector> | undefined
     let keywords: Array<Word> | undefined

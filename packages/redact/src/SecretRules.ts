@@ -149,7 +149,12 @@ export const awsSecretAccessKey: Detector.Detector = {
   after: 130,
   verify: (context, hit) => {
     const match = Detector.matchAt(awsSecret, context.text, hit.end)
-    if (match === null || match[1] === awsExampleSecret || match[1]!.includes("EXAMPLE")) return undefined
+    if (
+      match === null || match[1] === awsExampleSecret || match[1]!.includes("EXAMPLE") ||
+      isPlaceholderToken(match[1]!)
+    ) {
+      return undefined
+    }
     const end = hit.end + match[0].length
     return { start: end - match[1]!.length, end }
   }
@@ -212,7 +217,8 @@ export const anthropicKey = token({
   id: "anthropic-key",
   prefixes: ["sk-ant-"],
   body: /sk-ant-[A-Za-z0-9_-]{20,300}/y,
-  maxLength: 307
+  maxLength: 307,
+  accept: (token) => !isPlaceholderToken(token.slice(7))
 })
 
 /**
@@ -228,7 +234,8 @@ export const openaiKey = token({
   prefixes: ["sk-"],
   body:
     /sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,300}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}(?![A-Za-z0-9])|[A-Za-z0-9]{32,200}(?![A-Za-z0-9_]))/y,
-  maxLength: 311
+  maxLength: 311,
+  accept: (token) => !isPlaceholderToken(token.slice(token.indexOf("-", 3) + 1))
 })
 
 /**
@@ -272,7 +279,9 @@ export const slackWebhook: Detector.Detector = {
       return undefined
     }
     const match = Detector.matchAt(slackHook, text, hit.start)
-    return match === null ? undefined : { start, end: hit.start + match[0].length }
+    // Slack's documented example, `T00000000/B00000000/XXXXXXXX…`: the secret is the last segment.
+    if (match === null || isPlaceholderToken(match[0].slice(match[0].lastIndexOf("/") + 1))) return undefined
+    return { start, end: hit.start + match[0].length }
   }
 }
 const slackHook = /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9_/-]{20,200}/y
@@ -288,7 +297,8 @@ export const stripeKey = token({
   id: "stripe-key",
   prefixes: ["sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"],
   body: /(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}|whsec_[A-Za-z0-9]{24,100})(?![A-Za-z0-9])/y,
-  maxLength: 256
+  maxLength: 256,
+  accept: (token) => !isPlaceholderToken(token.slice(token.lastIndexOf("_") + 1))
 })
 
 /**
@@ -301,7 +311,8 @@ export const googleApiKey = token({
   id: "google-api-key",
   prefixes: ["AIza"],
   body: /AIza[0-9A-Za-z_-]{35}/y,
-  maxLength: 40
+  maxLength: 40,
+  accept: (token) => !isPlaceholderToken(token.slice(4))
 })
 
 /**
@@ -314,7 +325,8 @@ export const googleOauthSecret = token({
   id: "google-oauth-secret",
   prefixes: ["GOCSPX-"],
   body: /GOCSPX-[A-Za-z0-9_-]{28}/y,
-  maxLength: 36
+  maxLength: 36,
+  accept: (token) => !isPlaceholderToken(token.slice(7))
 })
 
 /**
@@ -333,7 +345,7 @@ export const gcpServiceAccount: Detector.Detector = {
     const text = context.text
     if (hit.start - 8 < context.floor || !text.startsWith("private_", hit.start - 8)) return undefined
     const match = Detector.matchAt(serviceAccountKeyId, text, hit.end)
-    if (match === null) return undefined
+    if (match === null || isPlaceholderToken(match[1]!)) return undefined
     const end = hit.end + match[0].length - 1
     return { start: end - 40, end }
   }
@@ -350,7 +362,8 @@ export const npmToken = token({
   id: "npm-token",
   prefixes: ["npm_"],
   body: /npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])/y,
-  maxLength: 41
+  maxLength: 41,
+  accept: (token) => !isPlaceholderToken(token.slice(4))
 })
 
 /**
@@ -419,7 +432,8 @@ export const azureClientSecret: Detector.Detector = {
     const start = hit.start - 4
     if (start < context.floor || !azureSeparated(context, start)) return undefined
     const match = Detector.matchAt(azure, context.text, start)
-    return match === null ? undefined : { start, end: start + match[0].length }
+    if (match === null || isPlaceholderToken(match[0].slice(6))) return undefined
+    return { start, end: start + match[0].length }
   }
 }
 const azure = /[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}/y
@@ -440,7 +454,8 @@ export const sendgridKey = token({
   id: "sendgrid-api-key",
   prefixes: ["SG."],
   body: /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/y,
-  maxLength: 70
+  maxLength: 70,
+  accept: (token) => !isPlaceholderToken(token.slice(3))
 })
 
 /**
@@ -467,7 +482,8 @@ export const vaultToken = token({
   id: "vault-token",
   prefixes: ["hvs.", "hvb.", "hvr."],
   body: /hv[sbr]\.[A-Za-z0-9_-]{24,500}/y,
-  maxLength: 504
+  maxLength: 504,
+  accept: (token) => !isPlaceholderToken(token.slice(4))
 })
 
 /**
@@ -709,7 +725,7 @@ export const npmrcAuth: Detector.Detector = {
     const from = hit.start + 4
     const rest = Detector.startsWithCaseless(text, hit.start, "auth") ? npmrcAuthValue : npmrcPasswordValue
     const match = Detector.matchAt(rest, text, from)
-    if (match === null || isPlaceholder(match[1]!)) return undefined
+    if (match === null || isPlaceholder(match[1]!) || isPlaceholderToken(match[1]!)) return undefined
     const end = from + match[0].length
     return named(context, end - match[1]!.length, end)
   }

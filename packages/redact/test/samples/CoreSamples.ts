@@ -178,7 +178,10 @@ const anthropicKey: RuleSamples = {
     "ANTHROPIC_API_KEY=${ANTHROPIC_API_KEY}",
     "key " + "sk-" + "ant-" + noise(19, 1303) + " is one short",
     `client = anthropic.Anthropic(api_key=os.environ["ANTHROPIC_API_KEY"])`,
-    "cd /srv/de" + "sk-" + "ant-colony-simulation-2026 && make"
+    "cd /srv/de" + "sk-" + "ant-colony-simulation-2026 && make",
+    // A placeholder: a run of one character.
+    "sk-" + "ant-" + "x".repeat(24),
+    "sk-" + "ant-api03-" + "x".repeat(40)
   ]
 }
 
@@ -204,7 +207,9 @@ const openaiKey: RuleSamples = {
     "key " + "sk-" + noise(20, 1405) + " is short",
     "const apiKey = process.env.OPENAI_API_KEY",
     "ssh kio" + "sk-" + noise(40, 1406, lowerAlnum) + ".lan",
-    "sk-" + noise(20, 1407) + "_" + noise(20, 1408) + " has an underscore in it"
+    "sk-" + noise(20, 1407) + "_" + noise(20, 1408) + " has an underscore in it",
+    // A placeholder: a run of one character.
+    "OPENAI_API_KEY=" + "sk-" + "proj-" + "x".repeat(40)
   ]
 }
 
@@ -259,7 +264,10 @@ const stripeKey: RuleSamples = {
   negatives: [
     "key " + "sk" + "_test_" + noise(15, 1604) + " is one short",
     "risk" + "_test_scenarioGenerator2026",
-    "STRIPE_SECRET_KEY=${STRIPE_SECRET_KEY}\nstripe_key: {{ secrets.STRIPE_KEY }}"
+    "STRIPE_SECRET_KEY=${STRIPE_SECRET_KEY}\nstripe_key: {{ secrets.STRIPE_KEY }}",
+    // A placeholder: a run of one character.
+    "sk" + "_live_" + "x".repeat(24),
+    "STRIPE_SECRET_KEY=" + "sk" + "_test_" + "x".repeat(24)
   ]
 }
 
@@ -286,7 +294,9 @@ const googleApiKey: RuleSamples = {
   negatives: [
     "key " + "AI" + "za" + noise(30, 1702) + " is short",
     "const firebaseConfig = { apiKey: process.env.FIREBASE_API_KEY }",
-    "https://maps.googleapis.com/maps/api/js?key=${GOOGLE_MAPS_API_KEY}&callback=initMap"
+    "https://maps.googleapis.com/maps/api/js?key=${GOOGLE_MAPS_API_KEY}&callback=initMap",
+    // A placeholder: a run of one character.
+    "AI" + "za" + "X".repeat(35)
   ]
 }
 
@@ -308,7 +318,9 @@ const googleOauthSecret: RuleSamples = {
   negatives: [
     "secret " + "GOC" + "SPX-" + noise(27, 1802) + " is one short",
     "GOOGLE_CLIENT_SECRET=${GOOGLE_CLIENT_SECRET}",
-    `{"client_secret": "{{ secrets.GOOGLE_CLIENT_SECRET }}"}`
+    `{"client_secret": "{{ secrets.GOOGLE_CLIENT_SECRET }}"}`,
+    // A placeholder: a run of one character.
+    "GOCSPX" + "-" + "x".repeat(28)
   ]
 }
 
@@ -326,7 +338,10 @@ const npmToken: RuleSamples = {
   negatives: [
     "token " + "np" + "m_" + noise(35, 1902) + " is one short",
     "np" + "m_config_registry=https://registry.npmjs.org/\n" + "np" + "m_package_version=1.2.3",
-    "NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}"
+    "NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}",
+    // A placeholder: a run of one character.
+    "np" + "m_" + "x".repeat(36),
+    "//registry.npmjs.org/:_authToken=" + "np" + "m_" + "x".repeat(36)
   ]
 }
 
@@ -354,7 +369,9 @@ const azureClientSecret: RuleSamples = {
   negatives: [
     "tilde~Q~in prose",
     "value " + noise(3, 2028) + "8" + "Q~" + noise(30, 2029) + " is short",
-    "AZURE_CLIENT_SECRET: ${{ secrets.AZURE_CLIENT_SECRET }}"
+    "AZURE_CLIENT_SECRET: ${{ secrets.AZURE_CLIENT_SECRET }}",
+    // A placeholder: a run of one character.
+    "abc1" + "Q~" + "x".repeat(34)
   ]
 }
 
@@ -376,7 +393,9 @@ const sendgridApiKey: RuleSamples = {
   negatives: [
     "SG." + "short.key",
     "key " + "SG." + noise(22, 2103, base64url) + "." + noise(42, 2104, base64url) + " is one short",
-    "SENDGRID_API_KEY=${SENDGRID_API_KEY}"
+    "SENDGRID_API_KEY=${SENDGRID_API_KEY}",
+    // A placeholder: a run of one character.
+    "S" + "G." + "x".repeat(22) + "." + "x".repeat(43)
   ]
 }
 
@@ -427,7 +446,9 @@ const vaultToken: RuleSamples = {
   negatives: [
     "hv" + "s.short",
     "token " + "hv" + "s." + noise(23, 2304) + " is one short",
-    "VAULT_TOKEN=$(vault print token)\nvault_token: {{ vault_token }}"
+    "VAULT_TOKEN=$(vault print token)\nvault_token: {{ vault_token }}",
+    // A placeholder: a run of one character.
+    "hv" + "s." + "x".repeat(24)
   ]
 }
 
@@ -511,7 +532,9 @@ const slackWebhook: RuleSamples = {
   negatives: [
     "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/${SLACK_WEBHOOK_PATH}",
     "See https://api.slack.com/messaging/webhooks for incoming webhooks.",
-    "https://hooks.slack.com/services/T0/B0/short"
+    "https://hooks.slack.com/services/T0/B0/short",
+    // A placeholder: a run of one character.
+    "https://hooks.slack" + ".com/services/T00000000/B00000000/" + "X".repeat(24)
   ]
 }
 
@@ -583,7 +606,10 @@ const awsSecretAccessKey: RuleSamples = {
     "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfi" + "CYEXAMPLEKEY",
     "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}",
     "SecretAccessKey: !GetAtt AccessKey.SecretAccessKey",
-    "aws_secret_access_key: {{ secrets.AWS_SECRET_ACCESS_KEY }}"
+    "aws_secret_access_key: {{ secrets.AWS_SECRET_ACCESS_KEY }}",
+    // A placeholder: a run of one character.
+    "aws_secret_access_key = " + "x".repeat(40),
+    "AWS_SECRET_ACCESS_KEY=" + "X".repeat(40)
   ]
 }
 
@@ -612,7 +638,9 @@ const gcpServiceAccount: RuleSamples = {
     `{"type": "service_account", "private_key_id": "your-private-key-id"}`,
     `{"private_key_id": "\${GCP_KEY_ID}"}`,
     `{"private_key_id": "${spread(39, 2906, hex)}"}`,
-    `{"private_key_id": ""}`
+    `{"private_key_id": ""}`,
+    // A placeholder: a run of one character.
+    `{"type": "service_account", "private_key_id": "${"0".repeat(40)}"}`
   ]
 }
 
