@@ -206,10 +206,13 @@ const knownSecrets = (secrets: ReadonlyArray<string>): ReadonlyArray<string> => 
   return [...values].sort((a, b) => b.length - a.length)
 }
 
+const knownSecretId = "known-secret"
+const isAscii = (text: string): boolean => [...text].every((ch) => ch.charCodeAt(0) < 0x80)
+
 const knownSecretDetector = (values: ReadonlyArray<string>): Detector.Detector => {
   const longest = values[0]!.length
   return {
-    id: "known-secret",
+    id: knownSecretId,
     triggers: values.length <= literalSecrets
       ? values.map((value) => Detector.literal(value))
       : [Detector.pattern(new RegExp(values.map(escape).join("|"), "g"), longest, values.map(escape).join("|"))],
@@ -291,6 +294,10 @@ const rarity = (ch: string): number => {
 interface PrefixEntry {
   readonly prefix: string
   readonly detector: Detector.Detector
+  /** A literal trigger's prefilter, tested where the literal occurs (sticky). */
+  readonly filter?: RegExp | undefined
+  /** Whether the entry comes from a literal trigger, which names no value for a contextual rule. */
+  readonly literal?: boolean | undefined
 }
 
 /** A word the trigger scan looks for: a prefix (exact case) or a keyword (any case). */
@@ -304,6 +311,8 @@ interface Word {
   readonly order: number
   /** The first character's code, lower-cased for a keyword. */
   readonly first: number
+  /** Tested where the word occurs (a literal's prefilter). */
+  readonly filter: RegExp | undefined
 }
 
 // The 500 most frequent pairs of adjacent printable characters in the
@@ -416,6 +425,11 @@ const seek = (bytes: Uint8Array, unit: number): void => {
     scanned.unit = unit
     return
   }
+  // Nearer the start than the cursor (a new scan of the same text): from the start.
+  if (unit < scanned.unit - unit) {
+    scanned.byte = 0
+    scanned.unit = 0
+  }
   while (scanned.unit < unit && scanned.byte < scanned.length) {
     const lead = bytes[scanned.byte]!
     if (lead < 0x80) {
@@ -510,7 +524,8 @@ const triggerPass = (
       offset: bigramOffset(entry.prefix, false),
       detectors: [entry.detector],
       order,
-      first: entry.prefix.charCodeAt(0)
+      first: entry.prefix.charCodeAt(0),
+      filter: entry.filter
     })
   })
   const keywords = new Set<string>()
@@ -527,7 +542,8 @@ const triggerPass = (
       offset: bigramOffset(k, true),
       detectors,
       order: prefixes.length + 1_000 - k.length,
-      first: k.charCodeAt(0)
+      first: k.charCodeAt(0),
+      filter: undefined
     })
   }
   // The pair table: bucket + 1 of the words looked for from each pair of
@@ -549,7 +565,8 @@ const triggerPass = (
   let longest = 0
   let maxOffset = 0
   for (const word of words) {
-    longest = Math.max(longest, word.text.length)
+    // A literal's filter reads past the literal: a streaming redactor must hold that much back.
+    longest = Math.max(longest, word.text.length + (word.filter === undefined ? 0 : filterReach))
     if (word.text.length === 1) {
       const one: Word = { ...word, offset: -1 }
       for (const code of variants(word.text, word.caseless)) {
@@ -564,7 +581,7 @@ const triggerPass = (
   }
   for (const bucket of buckets) bucket.sort((a, b) => a.order - b.order)
   // The byte scan needs words of ASCII characters, which every built-in rule has.
-  const byteScan = words.every((word) => [...word.text].every((ch) => ch.charCodeAt(0) < 0x80))
+  const byteScan = words.every((word) => isAscii(word.text))
   const present = new Uint8Array(65_536)
   for (let key = 0; key < 65_536; key++) present[key] = table[key] === 0 ? 0 : 1
   const matches = (text: string, word: Word, start: number): boolean => {
@@ -575,7 +592,10 @@ const triggerPass = (
       return (code >= 65 && code <= 90 ? code + 32 : code) === word.first &&
         Detector.startsWithCaseless(text, start, word.text)
     }
-    return code === word.first && text.startsWith(word.text, start)
+    if (code !== word.first || !text.startsWith(word.text, start)) return false
+    if (word.filter === undefined) return true
+    word.filter.lastIndex = start
+    return word.filter.test(text)
   }
   // Where `next` last stopped: the position at which it saw its word.
   let seenAt = 0
@@ -797,6 +817,14 @@ const compile = (
           break
         }
         case "Literal": {
+          // Literals of two or more ASCII characters are words of the trigger scan: no pass of
+          // their own. Not the known secrets: any characters, and one that contains another must
+          // be tried first, which their own passes (longest first) guarantee.
+          if (trigger.literal.length >= 2 && detector.id !== knownSecretId && isAscii(trigger.literal)) {
+            const filter = trigger.prefilter === undefined ? undefined : new RegExp(trigger.prefilter, "y")
+            prefixes.push({ prefix: trigger.literal, detector, filter, literal: true })
+            break
+          }
           const entry = literals.get(trigger.literal) ?? { filter: trigger.prefilter, detectors: [] }
           // Detectors that share a literal share its filter only if they all have it.
           if (entry.filter !== trigger.prefilter) entry.filter = undefined
@@ -833,7 +861,8 @@ const compile = (
   const holdBack = Math.max(0, ...passes.map((p) => p.reach))
   const classifyWindow = Math.max(minClassifyWindow, longestPrefix + 6)
   // Only prefixes name what a contextual rule found: a keyword there is the next assignment, not its value.
-  const prefixTrigger = prefixes.length === 0 ? undefined : triggerPass(prefixes, [])
+  const named = prefixes.filter((entry) => entry.literal !== true)
+  const prefixTrigger = named.length === 0 ? undefined : triggerPass(named, [])
   const classify = (context: Detector.Context, at: number): Detector.Span | undefined => {
     const text = context.text
     if (prefixTrigger !== undefined) {
