@@ -388,6 +388,8 @@ interface Utf8Encoder {
 // the scan reads `charCodeAt`.
 const Encoder = (globalThis as { readonly TextEncoder?: new() => Utf8Encoder }).TextEncoder
 const encoder: Utf8Encoder | undefined = Encoder === undefined ? undefined : new Encoder()
+/** Above this length, a text that needs more than an eighth more bytes than units is not copied. */
+const hugeText = 1 << 22
 /** Below this length a copy costs more than it saves. */
 const copyFrom = 256
 
@@ -406,7 +408,11 @@ const bytesOf = (text: string): Uint8Array | undefined => {
   // Room for a few non-ASCII characters first; a text with more is encoded
   // again with room for the worst case, three bytes per UTF-16 unit.
   let result = encoder.encodeInto(text, room(text.length + (text.length >> 3) + 64))
-  if (result.read < text.length) result = encoder.encodeInto(text, room(3 * text.length))
+  if (result.read < text.length) {
+    // A long text that is mostly not ASCII is read with `charCodeAt` rather than copied at three bytes a unit.
+    if (text.length > hugeText) return undefined
+    result = encoder.encodeInto(text, room(3 * text.length))
+  }
   const { read, written } = result
   const target = lastRoom
   scanned.text = text

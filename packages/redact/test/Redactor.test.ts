@@ -786,11 +786,38 @@ describe("Redactor", () => {
     // are two units of one four-byte character.
     const tokenRules = SecretRules.catalogue.filter((d) => d.triggers.every((t) => t._tag === "Prefix"))
     const tokens = Redactor.make({ rules: tokenRules, personalData: false })
-    const foreign = FastCheck.constantFrom("😀", "漢字", "é", "\u0301", "🙂🙂", "ß", "Ω", "中文", "\u{1F3F3}\uFE0F")
+    const foreign = FastCheck.constantFrom(
+      "😀",
+      "漢字",
+      "é",
+      "\u0301",
+      "🙂🙂",
+      "ß",
+      "Ω",
+      "中文",
+      "\u{1F3F3}\uFE0F",
+      // Lone surrogates, which the encoder writes as three bytes each.
+      "\uD83D",
+      "\uDC00"
+    )
     const long = FastCheck.array(
       FastCheck.tuple(FastCheck.oneof(secret, filler, foreign, foreign), FastCheck.oneof(separator, foreign)),
       { minLength: 40, maxLength: 120 }
     ).map((parts) => parts.map(([part, sep]) => part + sep).join(""))
+    it("reads a long text that is mostly not ASCII (read without a byte copy) at the right places", () => {
+      const token = "gh" + "p_" + noise(36, 4242)
+      const block = "漢字".repeat(700_000)
+      const text = `${block} ${token} ${block}😀 ${token}\n${block}`
+      assert.isAbove(text.length, 1 << 22)
+      const result = redactor.redact(text)
+      assert.strictEqual(result.kinds["github-token"], 2)
+      assertGone(result.text, token)
+      assert.strictEqual(
+        result.text.length,
+        text.length - 2 * token.length + 2 * Redactor.marker("github-token").length
+      )
+    })
+
     const controlFor = (text: string): string => text.replace(/[\u0080-\uffff]/g, "\u0001")
     it.prop(
       "a long text with non-ASCII characters is read at the same places as its ASCII twin",
