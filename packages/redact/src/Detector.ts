@@ -4,9 +4,10 @@
  * bounded window around that place, whether one is there and where it ends.
  *
  * The split is what keeps redaction linear. Triggers of every rule are
- * searched together in a few passes over the text (one for token prefixes,
- * one for context words, one per literal such as `@`, one per pattern), so
- * the text is read a fixed number of times whatever the number of rules.
+ * searched together in a few passes over the text (one scan for every
+ * prefix, context word and longer literal, a substring search per
+ * one-character literal such as `@`, one pass per pattern), so the text is
+ * read a fixed number of times whatever the number of rules.
  * A verifier reads at most `before` characters before its hit and `after`
  * characters from it, so its cost does not depend on the size of the text,
  * and a streaming redactor knows how much text it must hold back to decide
@@ -78,11 +79,12 @@ export interface Context {
  * How a detector's candidates are found.
  *
  * - `Prefix`: case-sensitive literals a token starts with (`ghp_`, `AKIA`).
- *   All prefixes are searched in one pass, each from its rarest character.
+ *   All prefixes are found by one scan, with the keywords.
  * - `Keyword`: case-insensitive words that announce a secret nearby
- *   (`password`, `bearer`). All keywords are searched in one pass.
- * - `Literal`: an exact string (`@`, `://`), searched on its own with the
- *   runtime's fast substring search. `prefilter` is a regular-expression
+ *   (`password`, `bearer`). All keywords are found by one scan.
+ * - `Literal`: an exact string (`@`, `://`): one character is searched on
+ *   its own with the runtime's fast substring search, a longer one by the
+ *   scan that finds the prefixes. `prefilter` is a regular-expression
  *   source, tighter than the literal, that must match where the literal
  *   occurs for the detector to have any chance (`\+[1-9]` for `+`); other
  *   occurrences are skipped before anything is allocated.

@@ -9,9 +9,12 @@
  * application knows, and rules the application adds.
  *
  * The engine reads the text a fixed number of times whatever the number of
- * rules: one pass finds every token prefix (each searched from its rarest
- * character), one finds every context word, one per literal (`@`, `://`)
- * and one per pattern. Each hit is verified by its rules in a bounded
+ * rules: one scan finds every token prefix, context word and literal of two
+ * or more characters (a table of the character pairs they are looked for
+ * from, read over the text's bytes), one substring search runs per
+ * one-character literal (`@`, `(`) and one pass per pattern. Keyed rules
+ * share one detector, which looks up the services a key names. Each hit is
+ * verified by its rules in a bounded
  * window; findings are committed in the order of their starts, a finding
  * moves every pass past its end, and the output is assembled once. No
  * pattern can backtrack without bound, and no rule rescans its window from
