@@ -81,7 +81,7 @@ export interface KeyedOptions {
 /** How far an identifier may extend on either side of the keyword. */
 const identifierReach = 48
 /** Operator, quotes and spaces between the key and its value. */
-const operatorReach = 24
+const operatorReach = 96
 
 const isLower = (code: number): boolean => code >= 97 && code <= 122
 const isUpper = (code: number): boolean => code >= 65 && code <= 90
@@ -89,11 +89,12 @@ const isIdentifierChar = (code: number): boolean => Detector.isWordChar(code) ||
 const isSeparator = (code: number): boolean => code === 95 || code === 45 || code === 46
 
 // Between the key and its value: a closing quote or bracket, a type (`var
-// herokuKey string = …`), the operator (`=`, `:`, `:=`, `::=`, `?=`, `=>`,
-// `,` as in `setProperty("KEY", "…")`, `>` as in `<key>…`), or only spaces
-// after a command-line flag, then an opening quote, escaped or not.
+// herokuKey string = …`), the operator (`=`, `:`, `:=`, `::=`, `:::=`,
+// `?=`, `.=`, `+=`, `=>`, `,` as in `setProperty("KEY", "…")`, `>` as in
+// `<key>…`, also with the value on the next line), or only spaces after a
+// command-line flag, then an opening quote, escaped or not.
 const operator =
-  /(?:\\?["'\]]){0,2}(?:[ \t]{1,3}(?:string|String|str|var)\b)?[ \t]{0,5}(?::=|::=|\?=|=>|[:=,>]|(?<=-[A-Za-z0-9_-]{2,48})[ \t](?=[ \t]{0,3}["'A-Za-z0-9]))[ \t]{0,5}(?:\\?["'`])?/y
+  /(?:\\?["'\]]){0,2}(?:[ \t]{1,3}(?:string|String|str|var)\b)?[ \t]{0,5}(?::=|:::=|::=|\?=|\.=|\+=|=>|>[ \t]{0,40}\r?\n[ \t]{0,40}|[:=,>]|(?<=-[A-Za-z0-9_-]{2,48})[ \t](?=[ \t]{0,3}["'A-Za-z0-9]))[ \t]{0,5}(?:\\?["'`])?/y
 
 /**
  * The words that name a credential in a key. Every keyed rule is tried
