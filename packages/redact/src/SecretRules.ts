@@ -159,8 +159,9 @@ export const awsSecretAccessKey: Detector.Detector = {
     return { start: end - match[1]!.length, end }
   }
 }
+// The operator may be only a space: `aws configure set aws_secret_access_key …`.
 const awsSecret =
-  /[ _-]?(?:access[ _-]?)?key["']?\]?(?:[ \t]{1,3}\[[^\]\n]{0,20}\])?[ \t]{0,5}(?::=|=>|[:=])[ \t]{0,5}["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/iy
+  /[ _-]?(?:access[ _-]?)?key(?:\\?["'])?\]?(?:[ \t]{1,3}\[[^\]\n]{0,20}\])?[ \t]{0,5}(?:(?::=|=>|[:=])[ \t]{0,5}|(?<=[ \t]))(?:\\?["'])?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/iy
 
 /**
  * GitHub tokens: classic personal access (`ghp_`), OAuth (`gho_`), app
@@ -346,11 +347,12 @@ export const gcpServiceAccount: Detector.Detector = {
     if (hit.start - 8 < context.floor || !text.startsWith("private_", hit.start - 8)) return undefined
     const match = Detector.matchAt(serviceAccountKeyId, text, hit.end)
     if (match === null || isPlaceholderToken(match[1]!)) return undefined
-    const end = hit.end + match[0].length - 1
-    return { start: end - 40, end }
+    const start = hit.end + match[0].lastIndexOf(match[1]!)
+    return { start, end: start + 40 }
   }
 }
-const serviceAccountKeyId = /_id["']?[ \t]{0,5}:[ \t]{0,5}["']([0-9a-f]{40})["']/y
+// Quotes escaped too: a key file inside a JSON string.
+const serviceAccountKeyId = /_id(?:\\?["'])?[ \t]{0,5}:[ \t]{0,5}\\?["']([0-9a-f]{40})\\?["']/y
 
 /**
  * npm access tokens (`npm_…`).

@@ -579,6 +579,8 @@ const awsSecret2 = spread(40, 2802, base64)
 const awsSecretAccessKey: RuleSamples = {
   rule: "aws-secret-access-key",
   positives: [
+    // The AWS CLI's own syntax, key and value separated by a space.
+    inText(`aws configure set aws_secret_access_key ${awsSecret} --profile ci`, awsSecret, "aws_secret_access_key "),
     inText(
       `AWS_ACCESS_KEY_ID=${awsId}\nAWS_SECRET_ACCESS_KEY=${awsSecret}\n`,
       awsSecret,
@@ -619,6 +621,12 @@ const keyId2 = spread(40, 2902, hex)
 const gcpServiceAccount: RuleSamples = {
   rule: "gcp-service-account",
   positives: [
+    // A key file inside a JSON string, its quotes escaped.
+    inText(
+      `{"content": "{\\"type\\": \\"service_account\\", \\"private_key_id\\": \\"${keyId2}\\"}"}`,
+      keyId2,
+      `\\"private_key_id\\": \\"`
+    ),
     inText(
       `{\n  "type": "service_account",\n  "project_id": "demo",\n  "private_key_id": "${keyId}",\n  "private_key": "${
         pem("PRIVATE KEY", pemLines(2903, 3)).replaceAll("\n", "\\n")
