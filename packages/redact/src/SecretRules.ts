@@ -1017,6 +1017,22 @@ const isValueChar = (code: number): boolean =>
   code !== 125 && code !== 92 && code !== 124
 
 /**
+ * How far into `value` no other rule can start a finding: up to the first
+ * space, non-ASCII character, or character a secret or an address commonly
+ * follows (`@ : ; , | [ ( " ' \``).
+ */
+const plainRun = (value: string): number => {
+  let i = 0
+  while (i < value.length) {
+    const code = value.charCodeAt(i)
+    if (code <= 32 || code >= 0x80 || afterWhich.includes(code)) break
+    i++
+  }
+  return i
+}
+const afterWhich = [...`@:;,|[("'\``].map((ch) => ch.charCodeAt(0))
+
+/**
  * Generic assignments: a key named like a password, secret, token, API or
  * private key, or auth, assigned a value that looks random
  * ({@link looksRandom}), in the syntaxes of env files, shells and command
@@ -1133,8 +1149,11 @@ export const secretAssignment: Detector.Detector = {
     if (space > 0 && space < 24 && context.classify(start + space + 1) !== undefined) return undefined
     if (isInnocent(value) || isReference(value) || isPlaceholderToken(value) || !looksRandom(value)) {
       // The hits inside a value judged whole hold nothing either (`pass=pass=…`), but
-      // those in a URL's query do.
-      if (!value.includes("?") && !value.includes("://")) context.skip(end)
+      // those in a URL's query do. Only up to the first character another rule may
+      // start a finding at (`@` of an email, a non-ASCII or other separator): once that
+      // finding is a marker, the value ends there, and the hits after it are judged
+      // on their own, so they must be now, or redacting twice would differ.
+      if (!value.includes("?") && !value.includes("://")) context.skip(start + plainRun(value))
       return undefined
     }
     return named(context, start, end)
