@@ -396,30 +396,31 @@ const hugeText = 1 << 22
 /** Below this length a copy costs more than it saves. */
 const copyFrom = 256
 
-let lastRoom = buffer
 /** A buffer of at least `size` bytes: the kept one when it is large enough. */
 const room = (size: number): Uint8Array => {
-  if (buffer.length >= size) return (lastRoom = buffer)
-  lastRoom = new Uint8Array(size)
-  if (size <= keptBuffer) buffer = lastRoom
-  return lastRoom
+  if (buffer.length >= size) return buffer
+  const fresh = new Uint8Array(size)
+  if (size <= keptBuffer) buffer = fresh
+  return fresh
 }
 
 const bytesOf = (text: string): Uint8Array | undefined => {
   if (encoder === undefined || text.length < copyFrom) return undefined
   if (text === scanned.text) return scanned.bytes
+  // The kept buffer is about to be written over: the bytes of the text it held are gone.
+  scanned.text = undefined
   // Room for a few non-ASCII characters first; a text with more is encoded
   // again with room for the worst case, three bytes per UTF-16 unit.
-  let result = encoder.encodeInto(text, room(text.length + (text.length >> 3) + 64))
-  if (result.read < text.length) {
+  let target = room(text.length + (text.length >> 3) + 64)
+  let { read, written } = encoder.encodeInto(text, target)
+  if (read < text.length) {
     // A long text that is mostly not ASCII is read with `charCodeAt` rather than copied at three bytes a unit.
     if (text.length > hugeText) return undefined
-    result = encoder.encodeInto(text, room(3 * text.length))
+    target = room(3 * text.length)
+    ;({ read, written } = encoder.encodeInto(text, target))
   }
-  const { read, written } = result
-  const target = lastRoom
   scanned.text = text
-  scanned.bytes = read === text.length ? target : undefined
+  scanned.bytes = target
   scanned.length = written
   scanned.ascii = written === text.length
   scanned.byte = 0
@@ -800,12 +801,11 @@ const compile = (
     RegExp,
     { maxLength: number; overlapping: boolean; detectors: Array<Detector.Detector> }
   >()
-  // Prefilter parts: literals (a cheap gate, then their tighter filters),
-  // shapes (the prefix anchors, pattern filters) and keywords.
+  // Prefilter parts: one-character literals (a cheap gate, then their
+  // tighter filters) and pattern filters; the trigger scan tests the rest.
   const gates = new Set<string>()
   const filters = new Set<string>()
   const shapes = new Set<string>()
-  const words = new Set<string>()
   let filterable = true
   let maxBefore = 0
   let longestPrefix = 0
@@ -822,7 +822,6 @@ const compile = (
         }
         case "Keyword": {
           if (!keywords.includes(detector)) keywords.push(detector)
-          for (const k of trigger.keywords) words.add(k)
           break
         }
         case "Literal": {

@@ -813,6 +813,15 @@ describe("Redactor", () => {
       assert.strictEqual(redactor.redact(once).text, once)
     })
 
+    it("reads a text again correctly after a long text that is mostly not ASCII reused the byte buffer", () => {
+      const token = "gh" + "p_" + noise(36, 4343)
+      const ascii = `${"build ok\n".repeat(560_000)}${token}\n`
+      assert.strictEqual(redactor.redact(ascii).kinds["github-token"], 1)
+      // Long enough to be tried in the kept buffer, too far from ASCII to be read from it.
+      redactor.redact("漢字".repeat(2_200_000))
+      assert.strictEqual(redactor.redact(ascii).kinds["github-token"], 1)
+    })
+
     it("reads a long text that is mostly not ASCII (read without a byte copy) at the right places", () => {
       const token = "gh" + "p_" + noise(36, 4242)
       const block = "漢字".repeat(700_000)
