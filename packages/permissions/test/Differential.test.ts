@@ -9,8 +9,9 @@
  * (default 100,000 under CI, else 5,000); bash runs every line the engine
  * allows in either mode and `DIFFERENTIAL_OTHERS` (default 10,000) of the
  * rest, for the count of denied commands bash ran that the engine did not
- * deny (reported, not asserted). `DIFFERENTIAL_SEED` pins the second,
- * random, seed.
+ * deny, and of the lines bash shows harmless (every command it started is
+ * covered) that the engine still asked about (reported, not asserted).
+ * `DIFFERENTIAL_SEED` pins the second, random, seed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Redactor from "@tool-runtime/core/Redactor"
@@ -18,6 +19,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import type * as Approver from "../src/Approver.js"
 import * as ApproverTag from "../src/Approver.js"
 import * as Engine from "../src/Engine.js"
@@ -84,6 +87,8 @@ if (unavailable !== undefined) console.warn(`differential test skipped: ${unavai
  * fixed sample of the others, for the count of deny rules the engine missed.
  */
 const sampledOthers = Number(process.env.DIFFERENTIAL_OTHERS ?? 10_000)
+/** `DIFFERENTIAL_DUMP`: a directory to write every missed deny and needless question to, one a line. */
+const dumpDir = process.env.DIFFERENTIAL_DUMP
 
 let oracle:
   | Promise<{ readonly results: ReadonlyMap<number, BashOracle.LineResult>; readonly seconds: number }>
@@ -175,6 +180,7 @@ describe("Differential against bash", () => {
           const { results, seconds: oracleSeconds } = yield* Effect.promise(() => oracleResults(allowedSomewhere))
           const wrong: Array<string> = []
           const missed: Array<string> = []
+          const needless: Array<string> = []
           let allowed = 0
           let unjudged = 0
           for (let i = 0; i < lines.length; i++) {
@@ -195,16 +201,29 @@ describe("Differential against bash", () => {
             ) {
               missed.push(show(result.line, result.execs))
             }
+            // Bash ran the line to its end and started only what the allow
+            // rules cover, yet the engine asked: a question the person did
+            // not need (some still needed: bash saw one environment only).
+            if (
+              verdicts[i] === "ask" && result !== undefined && result.status !== undefined && result.status !== 137 &&
+              result.execs.every((exec) => exec.transparent || covered(allowPatterns, exec.argv))
+            ) {
+              needless.push(show(result.line, result.execs))
+            }
           }
           const seconds = (performance.now() - start) / 1000
           console.log(
             `differential: mode=${mode} lines=${lines.length} allowed=${allowed} (${
               (100 * allowed / lines.length).toFixed(1)
-            }%) ranInBash=${results.size} wrongAllows=${wrong.length} missedDenies=${missed.length} unjudged=${unjudged} seconds=${
+            }%) ranInBash=${results.size} wrongAllows=${wrong.length} missedDenies=${missed.length} needlessQuestions=${needless.length} unjudged=${unjudged} seconds=${
               seconds.toFixed(1)
             } (engine ${engineSeconds.toFixed(1)}, bash ${oracleSeconds.toFixed(1)}) seeds=${fixedSeed},${randomSeed}`
           )
           if (missed.length > 0) console.log(`missed denies (first 20):\n${missed.slice(0, 20).join("\n")}`)
+          if (dumpDir !== undefined) {
+            Fs.writeFileSync(Path.join(dumpDir, `${mode}-missed.txt`), missed.join("\n"))
+            Fs.writeFileSync(Path.join(dumpDir, `${mode}-needless.txt`), needless.join("\n"))
+          }
           assert.isAbove(allowed, lines.length / 10, "too few allowed lines: the law would prove nothing")
           assert.strictEqual(unjudged, 0, "some allowed lines never ran in bash")
           assert.deepStrictEqual(
