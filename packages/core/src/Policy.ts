@@ -70,6 +70,20 @@ export type Verdict =
   | { readonly _tag: "Rewrite"; readonly input: unknown; readonly note: string }
 
 /**
+ * Why a path that a running call reached by itself may not be used: a deny
+ * rule keeps it from the call (`deny`), or an ask rule wants a person to
+ * decide on it, and nobody can be asked in the middle of a call (`ask`).
+ * `rule` is the rule as written; never the path, which the caller knows.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface PathRefusal {
+  readonly verdict: "deny" | "ask"
+  readonly rule: string
+}
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -80,6 +94,17 @@ export interface Service {
    * environment, not its call, is at fault.
    */
   readonly authorize: (request: Request) => Effect.Effect<Verdict, ToolError.PermissionDenied | ToolError.HookFailed>
+  /**
+   * Whether a running call of `toolName` may read (or write) `path`, an
+   * absolute real path it reached by itself rather than named: a file a
+   * search opens, an entry a listing or a walk shows. `authorize` only sees
+   * what the call names (`grep` over `.`); a path deny rule must reach every
+   * read, so the tools that walk ask here for each path they meet and skip
+   * what is refused. Synchronous: it runs once per file of a walk.
+   *
+   * @since 0.4.0
+   */
+  readonly checkPath: (toolName: string, path: string, access: "read" | "write") => PathRefusal | undefined
 }
 
 /**
@@ -102,7 +127,7 @@ const allowed = Effect.succeed(allow)
  * @since 0.1.0
  * @category layers
  */
-export const layerAllowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { authorize: () => allowed })
+export const layerAllowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { authorize: () => allowed, checkPath: () => undefined })
 
 /**
  * A deny rule: a tool name, or a pattern with `*` wildcards (`mcp__*`), and
@@ -153,7 +178,9 @@ export const denyByRule = (rules: ReadonlyArray<DenyRule>): Service => {
         }
       }
       return allowed
-    }
+    },
+    // The rules see decoded inputs, not paths: they have nothing to say about a path a call meets.
+    checkPath: () => undefined
   }
 }
 

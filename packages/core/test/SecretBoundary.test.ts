@@ -99,6 +99,7 @@ const tools = [echo, count, fail, crash, failObject, crashObject, dump, guarded,
 
 /** A policy that denies `guarded`, quoting what it was asked (as an application's policy may). */
 const policy: Policy.Service = {
+  checkPath: () => undefined,
   authorize: (request) =>
     request.tool.name === "guarded"
       ? Effect.fail(

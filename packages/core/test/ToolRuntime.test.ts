@@ -502,6 +502,7 @@ describe("ToolRuntime", () => {
         handler: ({ command }) => Effect.succeed(`ran ${command}`)
       })
       const stopper = Layer.succeed(Policy.Policy, {
+        checkPath: () => undefined,
         authorize: (request) =>
           Effect.zipRight(
             Ref.update(seen, (s) => [...s, request.subject]),
@@ -585,6 +586,7 @@ describe("ToolRuntime", () => {
     Effect.gen(function*() {
       const rewrite = (input: unknown) =>
         Layer.succeed(Policy.Policy, {
+          checkPath: () => undefined,
           authorize: () => Effect.succeed({ _tag: "Rewrite" as const, input, note: "the limit was lowered" })
         })
       const runtime = yield* runtimeWith([echo], { policy: rewrite({ text: "changed" }) })
@@ -614,6 +616,7 @@ describe("ToolRuntime", () => {
         handler: () => Effect.succeed("written")
       })
       const countingPolicy = Layer.succeed(Policy.Policy, {
+        checkPath: () => undefined,
         authorize: () => Effect.as(Ref.update(asked, (n) => n + 1), Policy.allow)
       })
       const runtime = yield* runtimeWith([write], { policy: countingPolicy })

@@ -769,6 +769,7 @@ describe("permission subjects", () => {
       const envPath = NodePath.join(dirs.ws, ".env")
       // A policy that records what it is asked about, and denies the real .env.
       const recording = Layer.succeed(Policy.Policy, {
+        checkPath: () => undefined,
         authorize: (request) => {
           seen.push(request.subject)
           return request.subject._tag === "Path" && request.subject.path === envPath

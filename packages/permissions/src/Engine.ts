@@ -739,8 +739,39 @@ export const make = (
         return yield* askPerson(`${step.reason} and no rule allows it`, true)
       }).pipe((decide) => traced(request, decide))
 
+    // A path a running call met by itself (a file a search opens): the deny
+    // and ask rules with a path judge it as they judge a path the call names.
+    // A rule without one decided the call itself, before it ran.
+    const checkPath = (toolName: string, path: string, access: "read" | "write"): Policy.PathRefusal | undefined => {
+      const target: RuleMatch.Target = {
+        _tag: "Path",
+        path,
+        paths: [path],
+        access,
+        inside: Rule.isInside(path, location.workspaceRoot)
+      }
+      const denying = access === "write"
+        ? [
+          ...forTool(denyRules, toolName),
+          ...readDenies.filter((rule) => !Rule.namesTool(rule.rule, toolName, aliases))
+        ]
+        : forTool(denyRules, toolName)
+      for (const rule of denying) {
+        if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
+          return { verdict: "deny", rule: rule.text }
+        }
+      }
+      for (const rule of forTool(askRules, toolName)) {
+        if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
+          return { verdict: "ask", rule: rule.text }
+        }
+      }
+      return undefined
+    }
+
     return {
       authorize,
+      checkPath,
       mode: Ref.get(modeRef),
       setMode: (mode) => Ref.set(modeRef, mode),
       sessionRules: Effect.map(Ref.get(session), (rules) => rules.map((rule) => rule.text))
