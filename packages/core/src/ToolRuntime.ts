@@ -636,12 +636,27 @@ export const layerDefault = <const Tools extends ReadonlyArray<Tool.Any>>(
 ): Layer.Layer<
   ToolRuntime,
   Registry.InvalidRegistry,
-  Exclude<Tool.Requirements<Tools[number]>, ArtifactStore.ArtifactStore>
+  Exclude<Tool.Requirements<Tools[number]>, ArtifactStore.ArtifactStore | Policy.Policy>
 > => {
-  // One store, shared by the runtime and by tools that page through it.
+  // One store and one policy, shared by the runtime and by the tools that
+  // page through the store or ask the policy about the paths they meet.
   const store = ArtifactStore.layerMemory()
+  const tools_ = withReadTool(tools)
   return layer(options).pipe(
-    Layer.provide([Registry.layer(tools), store, Redactor.layerDefault, Policy.layerAllowAll]),
-    Layer.provide(store)
+    Layer.provide([Registry.layer(tools_), store, Redactor.layerDefault, Policy.layerAllowAll]),
+    Layer.provide([store, Policy.layerAllowAll])
   )
 }
+
+/**
+ * The tools with `read_output` added when it is not among them: a
+ * truncation marker points to it, and a marker pointing to a tool the model
+ * cannot call is a dead end.
+ *
+ * @since 0.4.0
+ * @category tools
+ */
+export const withReadTool = <const Tools extends ReadonlyArray<Tool.Any>>(
+  tools: Tools
+): ReadonlyArray<Tools[number] | typeof ArtifactStore.readTool> =>
+  tools.some((tool) => tool.name === ArtifactStore.readToolName) ? tools : [...tools, ArtifactStore.readTool]
