@@ -78,9 +78,9 @@ console.log(
 )
 
 const layers = {
-  unconfined: ProcessRunner.layer,
+  unconfined: ProcessRunner.layerUnconfined,
   // No fallback: a machine without bubblewrap fails here instead of measuring the unconfined runner twice.
-  sandboxed: ProcessRunner.layerSandboxed.pipe(
+  sandboxed: ProcessRunner.layer.pipe(
     Layer.provide(Sandbox.layer({ workspace, policy: "workspace-write", fallback: "refuse" }))
   )
 } as const

@@ -39,12 +39,12 @@ const command = `head -c ${GiB} /dev/zero`
 const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-process-"))
 const spillDirectory = NodePath.join(root, "spill")
 
-const plain = ShellTool.make({ root, name: "bash" })
-const spilling = ShellTool.make({ root, name: "bash_spill", spillDirectory })
+const plain = ShellTool.make({ root, sandbox: "unconfined", name: "bash" })
+const spilling = ShellTool.make({ root, sandbox: "unconfined", name: "bash_spill", spillDirectory })
 const runtime = ManagedRuntime.make(
   Layer.mergeAll(
-    ToolRuntime.layerDefault([plain, spilling]).pipe(Layer.provide(ProcessRunner.layer)),
-    ProcessRunner.layer
+    ToolRuntime.layerDefault([plain, spilling]).pipe(Layer.provide(ProcessRunner.layerUnconfined)),
+    ProcessRunner.layerUnconfined
   )
 )
 const tools = await runtime.runPromise(ToolRuntime.ToolRuntime)

@@ -39,15 +39,15 @@ const sandboxScope = Effect.runSync(Scope.make())
 const sandbox = await Effect.runPromise(Scope.extend(Sandbox.make({ workspace: root }), sandboxScope))
 if (!sandbox.status.available) throw new Error(sandbox.status.problem)
 
-const plainTool = ShellTool.make({ root, name: "bash" })
+const plainTool = ShellTool.make({ root, sandbox: "unconfined", name: "bash" })
 const confinedTool = ShellTool.make({ root, name: "bash", sandbox })
 const plain = ManagedRuntime.make(
-  Layer.mergeAll(ToolRuntime.layerDefault([plainTool]).pipe(Layer.provide(ProcessRunner.layer)), ProcessRunner.layer)
+  Layer.mergeAll(ToolRuntime.layerDefault([plainTool]).pipe(Layer.provide(ProcessRunner.layerUnconfined)), ProcessRunner.layerUnconfined)
 )
 const confined = ManagedRuntime.make(
   Layer.mergeAll(
-    ToolRuntime.layerDefault([confinedTool]).pipe(Layer.provide(ProcessRunner.layerSandboxed)),
-    ProcessRunner.layerSandboxed
+    ToolRuntime.layerDefault([confinedTool]).pipe(Layer.provide(ProcessRunner.layer)),
+    ProcessRunner.layer
   ).pipe(Layer.provide(Layer.succeed(Sandbox.Sandbox, sandbox)))
 )
 

@@ -219,12 +219,12 @@ const runtimeFor = (ws: Workspace, mode: Mode.Mode) =>
     const policy = Engine.layer({ workspaceRoot: ws.root, homeDirectory: ws.home, mode, ...rules }).pipe(
       Layer.provide([Layer.succeed(Approver.Approver, approver.service), Redactor.layerDefault])
     )
-    const tools = [ShellTool.make({ root: ws.root }), ...FileTools.all()] as const
+    const tools = [ShellTool.make({ root: ws.root, sandbox: "unconfined" }), ...FileTools.all()] as const
     const store = ArtifactStore.layerMemory()
     const context = yield* Layer.build(
       ToolRuntime.layer().pipe(
         Layer.provide([Registry.layer(tools), store, Redactor.layerDefault, policy]),
-        Layer.provide([store, Workspace.layer(ws.root), NodeFileSystem.layer, ProcessRunner.layer])
+        Layer.provide([store, Workspace.layer(ws.root), NodeFileSystem.layer, ProcessRunner.layerUnconfined])
       )
     )
     return { runtime: Context.get(context, ToolRuntime.ToolRuntime), prompts: approver.prompts }

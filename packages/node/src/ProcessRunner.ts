@@ -130,7 +130,7 @@ export interface RunOptions {
   readonly outputReportMillis?: number | undefined
   /**
    * The sandbox policy for this command, instead of the sandbox's own
-   * (a runner built with {@link layerSandboxed}). `danger-full-access`
+   * (a runner built with {@link layer}). `danger-full-access`
    * runs it unconfined: ask the user first.
    */
   readonly policy?: Sandbox.Policy | undefined
@@ -188,8 +188,8 @@ export interface Result {
   readonly durationMillis: number
   readonly stdout: Output
   readonly stderr: Output
-  /** How the sandbox confined the command; `undefined` for a runner without one. */
-  readonly confinement: Sandbox.Confinement | undefined
+  /** How the sandbox confined the command; {@link Sandbox.unconfinedRunner} for a runner without one. */
+  readonly confinement: Sandbox.Confinement
 }
 
 /**
@@ -317,6 +317,8 @@ export interface Service {
   readonly run: (options: RunOptions) => Effect.Effect<Result, SpawnError>
   /** Processes started by this runner that have not settled yet. */
   readonly liveCount: Effect.Effect<number>
+  /** The sandbox every command runs in; `undefined` for an unconfined runner. */
+  readonly sandbox: Sandbox.Service | undefined
 }
 
 /**
@@ -728,7 +730,7 @@ class Child {
   constructor(
     options: RunOptions,
     launch: Sandbox.Launch & { readonly inheritFiles?: ReadonlyArray<string> | undefined },
-    readonly confinement: Sandbox.Confinement | undefined,
+    readonly confinement: Sandbox.Confinement,
     /** The command runs in a PID namespace whose first process is our child's child. */
     readonly pidNamespace: boolean,
     readonly clock: Clock.Clock,
@@ -1090,7 +1092,7 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
             new Child(
               options,
               launch ?? { command: options.command, args: options.args ?? [], cwd: options.cwd, env: options.env },
-              launch?.confinement,
+              launch?.confinement ?? Sandbox.unconfinedRunner,
               launch?.pidNamespace ?? false,
               clock,
               runtime,
@@ -1153,42 +1155,50 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
     return {
       start,
       run: (options: RunOptions) => Effect.scoped(Effect.flatMap(start(options), (running) => running.result)),
-      liveCount: Effect.sync(() => live.size)
+      liveCount: Effect.sync(() => live.size),
+      sandbox
     } satisfies Service
   })
 
 /**
- * A runner that confines its commands with the {@link Sandbox.Sandbox} of
- * its context when there is one, and runs them unconfined otherwise: a
- * sandbox provided to this runner is never silently ignored. To make the
- * sandbox a requirement the compiler checks, use {@link layerSandboxed}.
+ * A runner that confines every command with the {@link Sandbox.Sandbox} it
+ * is given.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Service, never, Scope.Scope> = Effect.flatMap(
-  Effect.serviceOption(Sandbox.Sandbox),
-  (sandbox) => makeWith(Option.getOrUndefined(sandbox))
+export const make: Effect.Effect<Service, never, Scope.Scope | Sandbox.Sandbox> = Effect.flatMap(
+  Sandbox.Sandbox,
+  makeWith
 )
 
 /**
+ * A runner without a sandbox: every command runs with the full access of
+ * this program, and each result says so (`sandbox: none (unconfined…)`). A
+ * descendant that calls `setsid` and is re-parented before the runner looks
+ * cannot be found and killed. For trusted, scripted commands only.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeUnconfined: Effect.Effect<Service, never, Scope.Scope> = makeWith(undefined)
+
+/**
  * The runner, owning every process it starts: closing the layer kills
- * whatever still runs. Commands are confined by a `Sandbox` provided to
- * the layer, and run unconfined without one (see {@link layerSandboxed}).
+ * whatever still runs. Every command is confined by the
+ * {@link Sandbox.Sandbox} it is given; see {@link layerUnconfined} for the
+ * loudly named other choice.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<ProcessRunner> = Layer.scoped(ProcessRunner, make)
+export const layer: Layer.Layer<ProcessRunner, never, Sandbox.Sandbox> = Layer.scoped(ProcessRunner, make)
 
 /**
- * The runner, with every command confined by the {@link Sandbox.Sandbox}
- * it is given.
+ * The runner without a sandbox (see {@link makeUnconfined}): commands run
+ * unconfined, and every result says so.
  *
- * @since 0.3.0
+ * @since 0.4.0
  * @category layers
  */
-export const layerSandboxed: Layer.Layer<ProcessRunner, never, Sandbox.Sandbox> = Layer.scoped(
-  ProcessRunner,
-  Effect.flatMap(Sandbox.Sandbox, makeWith)
-)
+export const layerUnconfined: Layer.Layer<ProcessRunner> = Layer.scoped(ProcessRunner, makeUnconfined)

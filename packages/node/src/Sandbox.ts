@@ -172,8 +172,12 @@ export interface Confinement {
   readonly backend: "bubblewrap" | "none"
   readonly policy: Policy
   readonly network: "off" | "on" | "allowlist"
-  /** Why there is no sandbox, when there is none. */
-  readonly unconfinedBecause: "full-access" | "unavailable" | undefined
+  /**
+   * Why there is no sandbox, when there is none: the command asked for full
+   * access, no backend is available (the `unconfined` fallback), or the
+   * process runner was built without a sandbox (`ProcessRunner.layerUnconfined`).
+   */
+  readonly unconfinedBecause: "full-access" | "unavailable" | "unconfined-runner" | undefined
   /** One line for people and models, e.g. `sandbox: workspace-write (bubblewrap), network off`. */
   readonly summary: string
 }
@@ -399,11 +403,28 @@ export const bubblewrapArgs = (
   return args
 }
 
+/**
+ * How a command started by a runner without a sandbox ran: with the full
+ * access of the program that started it, said in every result.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export const unconfinedRunner: Confinement = {
+  backend: "none",
+  policy: "danger-full-access",
+  network: "on",
+  unconfinedBecause: "unconfined-runner",
+  summary:
+    "sandbox: none (unconfined: the process runner has no sandbox, so commands run with the user's full access to files, network and processes)"
+}
+
 const networkWord = (network: Network): Confinement["network"] =>
   network._tag === "Off" ? "off" : network._tag === "On" ? "on" : "allowlist"
 
 const summaryOf = (confinement: Omit<Confinement, "summary">, problem: string | undefined): string => {
   if (confinement.unconfinedBecause === "full-access") return "sandbox: none (danger-full-access)"
+  if (confinement.unconfinedBecause === "unconfined-runner") return unconfinedRunner.summary
   if (confinement.unconfinedBecause === "unavailable") {
     return `sandbox: none (unconfined fallback: ${problem ?? "no sandbox backend"})`
   }

@@ -38,8 +38,9 @@
  *
  * The working directory check confines where a command starts, not what it
  * does: a command can still `cd /`. Confining what it touches is the job of
- * the {@link Sandbox}: with a runner from `ProcessRunner.layerSandboxed`
- * and the same sandbox in `options.sandbox`, the model is told what the
+ * the {@link Sandbox}: with a runner from `ProcessRunner.layer`
+ * and the same sandbox in `options.sandbox` (`NodeTools.layer` wires both
+ * from one line), the model is told what the
  * sandbox allows, each result carries the policy in force (a line of the
  * text and `meta.sandbox`), and each call's permission subject says
  * whether it runs confined. `allowUnsandboxed` offers
@@ -61,7 +62,7 @@ import * as NodePath from "node:path"
 import * as BackgroundJobs from "./BackgroundJobs.js"
 import * as OutputHygiene from "./OutputHygiene.js"
 import * as ProcessRunner from "./ProcessRunner.js"
-import type * as Sandbox from "./Sandbox.js"
+import * as Sandbox from "./Sandbox.js"
 import * as Workspace from "./Workspace.js"
 
 // ---------------------------------------------------------------------------
@@ -110,12 +111,16 @@ export interface Options {
   /** Default `high`. */
   readonly risk?: Tool.Risk | undefined
   /**
-   * The sandbox the process runner confines commands with
-   * (`ProcessRunner.layerSandboxed`): the tool then tells the model what
-   * the sandbox allows, marks each call's permission subject `confined`,
-   * and records the policy in each result's `meta.sandbox`.
+   * Where commands run. The sandbox the process runner confines them with
+   * (`ProcessRunner.layer`): the tool then tells the model what the
+   * sandbox allows, marks each call's permission subject `confined`, and
+   * records the policy in each result's `meta.sandbox`. Or `"unconfined"`,
+   * for a runner without one (`ProcessRunner.layerUnconfined`): the model
+   * is told that commands run with the user's full access, and so is every
+   * result. A tool given a sandbox refuses to run its commands on a runner
+   * that has none. `NodeTools.layer` sets all of this up in one line.
    */
-  readonly sandbox?: Sandbox.Service | undefined
+  readonly sandbox: Sandbox.Service | "unconfined"
   /**
    * Offers the model `dangerously_disable_sandbox`: a call that sets it
    * runs under `danger-full-access`, and its subject says `unconfined`,
@@ -244,7 +249,7 @@ const section = (name: string, output: ProcessRunner.Output, lines: Array<string
  */
 export const render = (result: ProcessRunner.Result, timeoutMillis: number): string => {
   const lines = [statusLine(result, timeoutMillis)]
-  if (result.confinement !== undefined) lines.push(result.confinement.summary)
+  lines.push(result.confinement.summary)
   if (result.stopped === "timeout") {
     lines.push(
       "note: the command may have done part of its work; check before running it again. To give it more time, raise timeout_ms (at most the maximum) or run it in the background."
@@ -338,9 +343,12 @@ export const resolveWorkingDirectory = (
 // tools
 // ---------------------------------------------------------------------------
 
+const unconfinedText =
+  "Commands run unconfined: no sandbox, with the user's full access to files, network and processes; stay inside the workspace and ask before anything irreversible."
+
 /** What the model must know of the sandbox to work with it rather than against it. */
 const describeSandbox = (sandbox: Sandbox.Service | undefined, allowUnsandboxed: boolean): string | undefined => {
-  if (sandbox === undefined) return undefined
+  if (sandbox === undefined) return unconfinedText
   if (!sandbox.status.available || sandbox.policy === "danger-full-access") return undefined
   const writes = sandbox.policy === "read-only"
     ? "nothing is writable except /tmp"
@@ -455,6 +463,17 @@ const setup = (options: Options) => {
 
   const prepare = (input: Input, context: Tool.Context) =>
     Effect.gen(function*() {
+      // Told of a sandbox the runner does not have, the tool would promise the model and
+      // the permission engine a confinement that is not there.
+      if (sandbox !== undefined && (yield* ProcessRunner.ProcessRunner).sandbox === undefined) {
+        return yield* new ProcessRunner.SpawnError({
+          command: options.shell ?? defaults.shell,
+          reason: "sandbox",
+          errno: "ESANDBOX",
+          detail:
+            "the shell tool was set up with a sandbox, but its process runner has none (ProcessRunner.layerUnconfined), so the command was not run. This is a setup problem, not a problem with your call: tell the user."
+        })
+      }
       const cwd = yield* resolveWorkingDirectory(root, input.cwd)
       if (input.description !== undefined) yield* context.progress(input.description)
       const timeoutMillis = input.timeout_ms ?? defaultMillis
@@ -480,7 +499,7 @@ const setup = (options: Options) => {
 
   const readOnly = options.readOnly ?? false
   const toolName = options.name ?? defaults.name
-  const sandbox = options.sandbox
+  const sandbox = options.sandbox === "unconfined" ? undefined : options.sandbox
   /** Where the call's command runs, for the permission engine. */
   const placement = (input: Input): "confined" | "unconfined" | undefined => {
     if (sandbox === undefined || !sandbox.status.available) return undefined
@@ -545,10 +564,10 @@ const setup = (options: Options) => {
       command: input.command,
       sandbox: placement(input)
     }),
-    ...(sandbox === undefined ? {} : {
-      sandbox: (input: Input) =>
+    sandbox: sandbox === undefined
+      ? () => Sandbox.unconfinedRunner.summary
+      : (input: Input) =>
         sandbox.describe(input.dangerously_disable_sandbox === true ? "danger-full-access" : undefined)
-    })
   }
   const allowUnsandboxed = options.allowUnsandboxed === true
   const sandboxText = describeSandbox(sandbox, allowUnsandboxed)

@@ -36,7 +36,7 @@ const setup = (options: ShellTool.JobOptions, jobOptions?: BackgroundJobs.Option
   Effect.gen(function*() {
     const layer = ToolRuntime.layerDefault(ShellTool.toolkit(options)).pipe(
       Layer.provideMerge(BackgroundJobs.layer(jobOptions)),
-      Layer.provideMerge(ProcessRunner.layer)
+      Layer.provideMerge(ProcessRunner.layerUnconfined)
     )
     // Closed by the test to check shutdown, and by the test's own scope whatever happens.
     const scope = yield* Scope.make()
@@ -79,7 +79,7 @@ describe("BackgroundJobs", () => {
   it.scopedLive("run_in_background returns a job id at once; reads return only new output", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const { scope, text } = yield* setup({ root })
+      const { scope, text } = yield* setup({ root, sandbox: "unconfined" })
       const gate = NodePath.join(root, "gate")
       const start = performance.now()
       const started = yield* text(call("s", "bash", {
@@ -108,7 +108,7 @@ describe("BackgroundJobs", () => {
   it.scopedLive("stop_background_job kills the whole group, even one that ignores SIGTERM", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const { runCall, scope, text } = yield* setup({ root, killGrace: "300 millis" })
+      const { runCall, scope, text } = yield* setup({ root, sandbox: "unconfined", killGrace: "300 millis" })
       const pidFile = NodePath.join(root, "pid")
       yield* text(call("s", "bash", {
         command: `echo $$ > ${pidFile}; trap '' TERM; sleep 60 & sleep 60 & echo up; wait`,
@@ -126,7 +126,7 @@ describe("BackgroundJobs", () => {
   it.scopedLive("a command past its limit moves to the background with its output so far", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const { scope, text } = yield* setup({ root })
+      const { scope, text } = yield* setup({ root, sandbox: "unconfined" })
       const gate = NodePath.join(root, "gate")
       const pidFile = NodePath.join(root, "pid")
       const moved = yield* text(call("s", "bash", {
@@ -148,7 +148,7 @@ describe("BackgroundJobs", () => {
   it.scopedLive("with onTimeout: kill, a command past its limit is stopped", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const { runCall, scope } = yield* setup({ root, onTimeout: "kill" })
+      const { runCall, scope } = yield* setup({ root, sandbox: "unconfined", onTimeout: "kill" })
       const pidFile = NodePath.join(root, "pid")
       const result = yield* runCall(call("s", "bash", { command: `echo $$ > ${pidFile}; sleep 60`, timeout_ms: 300 }))
       assert.isTrue(result.isError)
@@ -159,7 +159,7 @@ describe("BackgroundJobs", () => {
 
   it.scopedLive("a command that finishes in time is not listed as a job", () =>
     Effect.gen(function*() {
-      const { context, scope, text } = yield* setup({ root: workspace() })
+      const { context, scope, text } = yield* setup({ root: workspace(), sandbox: "unconfined" })
       assert.strictEqual(yield* text(call("s", "bash", { command: "echo quick" })), "exit code 0\n[stdout]\nquick")
       const jobs = yield* Effect.provide(BackgroundJobs.BackgroundJobs, context)
       assert.deepStrictEqual(yield* jobs.list, [])
@@ -169,7 +169,7 @@ describe("BackgroundJobs", () => {
   it.scopedLive("interrupting a foreground call stops it even under the background policy", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const { runtime, scope } = yield* setup({ root })
+      const { runtime, scope } = yield* setup({ root, sandbox: "unconfined" })
       const pidFile = NodePath.join(root, "pid")
       const [result] = yield* runtime.runTurn([call("s", "bash", { command: `echo $$ > ${pidFile}; sleep 60` })], {
         interruptWhen: Effect.as(waitForFile(pidFile), "the user pressed Escape")
@@ -182,7 +182,7 @@ describe("BackgroundJobs", () => {
   it.scopedLive("closing the service stops every job and its grandchildren", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const { scope, text } = yield* setup({ root, killGrace: "300 millis" })
+      const { scope, text } = yield* setup({ root, sandbox: "unconfined", killGrace: "300 millis" })
       const pidFiles = [1, 2, 3].map((i) => NodePath.join(root, `pid${i}`))
       for (const [i, file] of pidFiles.entries()) {
         const started = yield* text(call(`s${i}`, "bash", {
@@ -201,7 +201,7 @@ describe("BackgroundJobs", () => {
   it.scopedLive("output that scrolled out of the kept tail is reported as skipped", () =>
     Effect.gen(function*() {
       const root = workspace()
-      const { scope, text } = yield* setup({ root }, { tailBytes: 1024 })
+      const { scope, text } = yield* setup({ root, sandbox: "unconfined" }, { tailBytes: 1024 })
       const gate = NodePath.join(root, "gate")
       yield* text(call("s", "bash", {
         command: `seq 1 100000; while [ ! -e ${gate} ]; do sleep 0.05; done`,
@@ -218,7 +218,7 @@ describe("BackgroundJobs", () => {
 
   it.scopedLive("a limit on running jobs", () =>
     Effect.gen(function*() {
-      const { scope, text } = yield* setup({ root: workspace() }, { maxRunning: 1 })
+      const { scope, text } = yield* setup({ root: workspace(), sandbox: "unconfined" }, { maxRunning: 1 })
       yield* text(call("a", "bash", { command: "sleep 60", run_in_background: true }))
       const refused = yield* text(call("b", "bash", { command: "sleep 60", run_in_background: true }))
       assert.include(refused, "1 background jobs are already running")

@@ -110,7 +110,7 @@ const foundWhileAlive: ReadonlySet<KillTrials.Shape> = new Set<KillTrials.Shape>
 
 describe.skipIf(process.platform !== "linux")("KillTrials", () => {
   layer(
-    ProcessRunner.layerSandboxed.pipe(Layer.provide(Sandbox.layer({ workspace, fallback: "refuse" }))),
+    ProcessRunner.layer.pipe(Layer.provide(Sandbox.layer({ workspace, fallback: "refuse" }))),
     { excludeTestServices: true }
   )("sandboxed", (it) => {
     it.effect(
@@ -144,7 +144,7 @@ describe.skipIf(process.platform !== "linux")("KillTrials", () => {
     )
   })
 
-  layer(ProcessRunner.layer, { excludeTestServices: true })("unconfined", (it) => {
+  layer(ProcessRunner.layerUnconfined, { excludeTestServices: true })("unconfined", (it) => {
     // What the unconfined runner can reach: its process group, and escapees
     // it finds by their parent chain while the child runs (those that ignore
     // SIGTERM must get their SIGKILL even when the child died at once). A

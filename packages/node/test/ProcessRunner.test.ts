@@ -53,7 +53,7 @@ const tmp = () => NodeFs.mkdtempSync(NodePath.join(scratch, "t-"))
 
 // ---------------------------------------------------------------------------
 
-layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) => {
+layer(ProcessRunner.layerUnconfined, { excludeTestServices: true })("ProcessRunner", (it) => {
   describe("results", () => {
     it.effect("reports stdout, stderr and the exit code; a non-zero exit is a result", () =>
       Effect.gen(function*() {
@@ -322,7 +322,7 @@ layer(ProcessRunner.layer, { excludeTestServices: true })("ProcessRunner", (it) 
       Effect.gen(function*() {
         const marker = withMarker()
         const scope = yield* Scope.make()
-        const context = yield* Layer.buildWithScope(ProcessRunner.layer, scope)
+        const context = yield* Layer.buildWithScope(ProcessRunner.layerUnconfined, scope)
         const runner = Context.get(context, ProcessRunner.ProcessRunner)
         const file = NodePath.join(tmp(), "pid")
         const stubborn =
@@ -517,7 +517,7 @@ describe("ProcessRunner lifetime", () => {
   it.live("closing the runner's layer kills every group it started, whatever scope they belong to", () =>
     Effect.gen(function*() {
       const layerScope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(ProcessRunner.layer, layerScope)
+      const context = yield* Layer.buildWithScope(ProcessRunner.layerUnconfined, layerScope)
       const runner = Layer.succeedContext(context)
       // A scope that is never closed: only the runner's own scope can end these.
       const leaked = yield* Scope.make()
@@ -584,7 +584,7 @@ describe("ProcessRunner lifetime", () => {
       `import * as ProcessRunner from ${JSON.stringify(runnerPath)}`,
       `const program = Effect.gen(function*() {`,
       `  const scope = yield* Scope.make()`,
-      `  const runner = yield* ProcessRunner.make.pipe(Scope.extend(scope))`,
+      `  const runner = yield* ProcessRunner.makeUnconfined.pipe(Scope.extend(scope))`,
       `  const running = yield* runner.start({ command: "sleep", args: ["60"] }).pipe(Scope.extend(scope))`,
       `  console.log(running.pid)`,
       `  ${ending}`,
@@ -642,7 +642,7 @@ describe("ProcessRunner lifetime", () => {
         `  const running = yield* runner.start({ command: "bash", args: ["-c", "sleep 60 & sleep 60 & wait"] })`,
         `  console.log(running.pid)`,
         `  return yield* Effect.never`,
-        `}).pipe(Effect.scoped, Effect.provide(ProcessRunner.layer))`,
+        `}).pipe(Effect.scoped, Effect.provide(ProcessRunner.layerUnconfined))`,
         `const code = 128 + NodeOs.constants.signals[${JSON.stringify(signal)}]`,
         `NodeRuntime.runMain(program, {`,
         `  teardown: (exit, onExit) => onExit(Exit.isInterrupted(exit) ? code : Exit.isSuccess(exit) ? 0 : 1)`,

@@ -20,7 +20,7 @@ describe("README example", () => {
         Sandbox.Sandbox,
         (sandbox) =>
           ToolRuntime.layerDefault([...FileTools.all(), ShellTool.make({ root, sandbox })]).pipe(
-            Layer.provide([Workspace.layer(root), ProcessRunner.layerSandboxed, NodeContext.layer])
+            Layer.provide([Workspace.layer(root), ProcessRunner.layer, NodeContext.layer])
           )
       )
     ).pipe(Layer.provideMerge(Sandbox.layer({ workspace: root })))

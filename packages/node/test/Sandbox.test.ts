@@ -42,7 +42,7 @@ const fixture = () => {
 }
 
 const runnerWith = (config: Sandbox.Config) =>
-  ProcessRunner.layerSandboxed.pipe(Layer.provideMerge(Sandbox.layer(config)))
+  ProcessRunner.layer.pipe(Layer.provideMerge(Sandbox.layer(config)))
 
 const bash = (script: string, options?: Omit<ProcessRunner.RunOptions, "command" | "args">) => ({
   command: "bash",
@@ -98,13 +98,13 @@ describe("Sandbox", () => {
         ProcessRunner.ProcessRunner,
         (runner) => runner.run(bash(`echo x > ${outside}/plain.txt || echo refused`))
       ).pipe(
-        Effect.provide(ProcessRunner.layer.pipe(Layer.provide(Sandbox.layer({ workspace, home }))))
+        Effect.provide(ProcessRunner.layerUnconfined.pipe(Layer.provide(Sandbox.layer({ workspace, home }))))
       )
       assert.strictEqual(result.confinement?.backend, "bubblewrap")
       assert.include(text(result.stdout), "refused")
       assert.isFalse(NodeFs.existsSync(NodePath.join(outside, "plain.txt")))
       const bare = yield* Effect.flatMap(ProcessRunner.ProcessRunner, (runner) => runner.run(bash("true"))).pipe(
-        Effect.provide(ProcessRunner.layer)
+        Effect.provide(ProcessRunner.layerUnconfined)
       )
       assert.isUndefined(bare.confinement)
     }))
@@ -457,7 +457,7 @@ describe("Sandbox", () => {
             `import * as Layer from "effect/Layer"`,
             `import * as ProcessRunner from ${JSON.stringify(NodePath.join(packageDir, "src", "ProcessRunner.ts"))}`,
             `import * as Sandbox from ${JSON.stringify(NodePath.join(packageDir, "src", "Sandbox.ts"))}`,
-            `const layer = ProcessRunner.layerSandboxed.pipe(Layer.provide(Sandbox.layer(${
+            `const layer = ProcessRunner.layer.pipe(Layer.provide(Sandbox.layer(${
               JSON.stringify({ workspace, home })
             })))`,
             `Effect.runFork(Effect.scoped(Effect.gen(function*() {`,

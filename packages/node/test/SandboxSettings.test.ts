@@ -157,7 +157,7 @@ describe("SandboxSettings", () => {
           command: "bash",
           args: ["-c", `cat ${userFile} ${projectFile} private/key 2>&1; echo '{}' > ${projectFile} || echo refused`],
           cwd: workspace
-        })).pipe(Effect.provide(ProcessRunner.layerSandboxed.pipe(Layer.provide(Sandbox.layer(config)))))
+        })).pipe(Effect.provide(ProcessRunner.layer.pipe(Layer.provide(Sandbox.layer(config)))))
       const out = OutputHygiene.render(result.stdout).text
       for (const marker of ["USER-MARKER", "PROJECT-MARKER", "PRIVATE-MARKER"]) assert.notInclude(out, marker)
       assert.include(out, "refused")

@@ -34,7 +34,7 @@ const workspace = () => {
 /** The runtime, alive for the test's scope: its process runner kills what is left when the scope closes. */
 const runtimeWith = (tool: ReturnType<typeof ShellTool.make>, runtimeOptions?: ToolRuntime.Options) =>
   Effect.map(
-    Layer.build(ToolRuntime.layerDefault([tool], runtimeOptions).pipe(Layer.provide(ProcessRunner.layer))),
+    Layer.build(ToolRuntime.layerDefault([tool], runtimeOptions).pipe(Layer.provide(ProcessRunner.layerUnconfined))),
     Context.get(ToolRuntime.ToolRuntime)
   )
 
@@ -56,7 +56,7 @@ describe("ShellTool", () => {
     Effect.gen(function*() {
       const root = workspace()
       const spill = NodePath.join(root, ".spill")
-      const tool = ShellTool.make({ root, spillDirectory: spill })
+      const tool = ShellTool.make({ root, sandbox: "unconfined", spillDirectory: spill })
       const result = yield* run(tool, {
         command: "printf '\\033[1;32mgreen\\033[0m\\n'; printf ' 10%%\\r 60%%\\r100%%\\n'; echo warn >&2; pwd"
       })
@@ -70,15 +70,15 @@ describe("ShellTool", () => {
 
   it("a command holds the whole workspace; a read-only shell only reads it", () => {
     const root = workspace()
-    assert.deepStrictEqual(ShellTool.make({ root }).resources({ command: "true" }), [ResourceLocks.writes("workspace")])
-    const readOnly = ShellTool.make({ root, readOnly: true })
+    assert.deepStrictEqual(ShellTool.make({ root, sandbox: "unconfined" }).resources({ command: "true" }), [ResourceLocks.writes("workspace")])
+    const readOnly = ShellTool.make({ root, sandbox: "unconfined", readOnly: true })
     assert.isTrue(readOnly.readOnly)
     assert.deepStrictEqual(readOnly.resources({ command: "true" }), [ResourceLocks.reads("workspace")])
   })
 
   it.scopedLive("exit code 127: an error result with the shell's message", () =>
     Effect.gen(function*() {
-      const tool = ShellTool.make({ root: workspace() })
+      const tool = ShellTool.make({ root: workspace(), sandbox: "unconfined" })
       const result = yield* run(tool, { command: "definitely-not-a-command-4711 --flag" })
       assert.isTrue(result.isError)
       assert.strictEqual(result.error?.code, "tool_failed")
@@ -90,7 +90,7 @@ describe("ShellTool", () => {
 
   it.scopedLive("a failing command keeps the error at the end when its output is cut", () =>
     Effect.gen(function*() {
-      const tool = ShellTool.make({ root: workspace(), outputLimit: 4000, captureBytes: 16 * 1024 })
+      const tool = ShellTool.make({ root: workspace(), sandbox: "unconfined", outputLimit: 4000, captureBytes: 16 * 1024 })
       const result = yield* run(tool, { command: "seq 1 100000; echo 'FATAL: the real error' >&2; exit 1" })
       assert.isTrue(result.isError)
       const text = ToolResult.text(result)
@@ -101,7 +101,7 @@ describe("ShellTool", () => {
 
   it.scopedLive("a missing shell is an error result, not a crash", () =>
     Effect.gen(function*() {
-      const tool = ShellTool.make({ root: workspace(), shell: "/definitely/not/bash" })
+      const tool = ShellTool.make({ root: workspace(), sandbox: "unconfined", shell: "/definitely/not/bash" })
       const result = yield* run(tool, { command: "echo hi" })
       assert.isTrue(result.isError)
       assert.strictEqual(result.error?.code, "tool_failed")
@@ -112,7 +112,7 @@ describe("ShellTool", () => {
     it.scopedLive("is resolved inside the workspace", () =>
       Effect.gen(function*() {
         const root = workspace()
-        const tool = ShellTool.make({ root })
+        const tool = ShellTool.make({ root, sandbox: "unconfined" })
         const result = yield* run(tool, { command: "pwd", cwd: "sub" })
         assert.include(ToolResult.text(result), `${root}/sub`)
       }))
@@ -120,7 +120,7 @@ describe("ShellTool", () => {
     it.scopedLive("outside the workspace, through a symlink, missing, or a file: a rule violation", () =>
       Effect.gen(function*() {
         const root = workspace()
-        const runtime = yield* runtimeWith(ShellTool.make({ root }))
+        const runtime = yield* runtimeWith(ShellTool.make({ root, sandbox: "unconfined" }))
         const results = yield* runtime.runTurn([
           call("up", { command: "pwd", cwd: ".." }),
           call("abs", { command: "pwd", cwd: "/etc" }),
@@ -141,7 +141,7 @@ describe("ShellTool", () => {
     it.scopedLive("timeout_ms is enforced by the runner: the group is stopped, output so far is kept", () =>
       Effect.gen(function*() {
         const root = workspace()
-        const tool = ShellTool.make({ root, killGrace: "300 millis" })
+        const tool = ShellTool.make({ root, sandbox: "unconfined", killGrace: "300 millis" })
         const pidFile = NodePath.join(root, "pid")
         const start = performance.now()
         const result = yield* run(tool, {
@@ -166,9 +166,9 @@ describe("ShellTool", () => {
       Effect.gen(function*() {
         const root = workspace()
         const runnerScope = yield* Scope.make()
-        const runner = Layer.succeedContext(yield* Layer.buildWithScope(ProcessRunner.layer, runnerScope))
+        const runner = Layer.succeedContext(yield* Layer.buildWithScope(ProcessRunner.layerUnconfined, runnerScope))
         const runtime = yield* Effect.map(
-          Layer.build(ToolRuntime.layerDefault([ShellTool.make({ root })]).pipe(Layer.provide(runner))),
+          Layer.build(ToolRuntime.layerDefault([ShellTool.make({ root, sandbox: "unconfined" })]).pipe(Layer.provide(runner))),
           Context.get(ToolRuntime.ToolRuntime)
         )
         const pidFile = NodePath.join(root, "pid")
@@ -189,7 +189,7 @@ describe("ShellTool", () => {
 
     it.scopedLive("a timeout_ms over the maximum is invalid", () =>
       Effect.gen(function*() {
-        const tool = ShellTool.make({ root: workspace() })
+        const tool = ShellTool.make({ root: workspace(), sandbox: "unconfined" })
         const result = yield* run(tool, { command: "true", timeout_ms: 600_001 })
         assert.strictEqual(result.error?.code, "invalid_arguments")
         assert.include(ToolResult.text(result), "timeout_ms")
@@ -198,7 +198,7 @@ describe("ShellTool", () => {
 
     it.scopedLive("output every 10 ms keeps a call alive under a 110 ms idle limit", () =>
       Effect.gen(function*() {
-        const tool = ShellTool.make({ root: workspace(), idleTimeout: "110 millis" })
+        const tool = ShellTool.make({ root: workspace(), sandbox: "unconfined", idleTimeout: "110 millis" })
         // About 1.5 s of output in small, frequent pieces: longer than ten idle limits.
         const result = yield* run(tool, { command: "for i in $(seq 150); do echo $i; sleep 0.01; done" })
         assert.isFalse(result.isError, ToolResult.text(result))
@@ -208,7 +208,7 @@ describe("ShellTool", () => {
     it.scopedLive("output restarts the core's idle clock; silence ends the call and the group", () =>
       Effect.gen(function*() {
         const root = workspace()
-        const tool = ShellTool.make({ root, idleTimeout: "600 millis" })
+        const tool = ShellTool.make({ root, sandbox: "unconfined", idleTimeout: "600 millis" })
         const chatty = yield* run(tool, { command: "for i in $(seq 12); do echo $i; sleep 0.1; done" })
         assert.isFalse(chatty.isError, ToolResult.text(chatty))
         const pidFile = NodePath.join(root, "pid")
@@ -223,7 +223,7 @@ describe("ShellTool", () => {
       Effect.gen(function*() {
         const root = workspace()
         // Read-only so that the three run at once (a shell inside a read-only sandbox).
-        const tool = ShellTool.make({ root, name: "inspect", readOnly: true })
+        const tool = ShellTool.make({ root, sandbox: "unconfined", name: "inspect", readOnly: true })
         const runtime = yield* runtimeWith(tool)
         const pidFiles = [1, 2, 3].map((i) => NodePath.join(root, `pid${i}`))
         const start = performance.now()
@@ -251,7 +251,7 @@ describe("ShellTool", () => {
     it.scopedLive("commands that are not read-only run alone: one is interrupted, the others never start", () =>
       Effect.gen(function*() {
         const root = workspace()
-        const runtime = yield* runtimeWith(ShellTool.make({ root }))
+        const runtime = yield* runtimeWith(ShellTool.make({ root, sandbox: "unconfined" }))
         const pidFile = NodePath.join(root, "pid")
         const results = yield* runtime.runTurn(
           [1, 2, 3].map((i) => call(`c${i}`, { command: `echo $$ > ${pidFile}; sleep 60` })),
@@ -267,7 +267,7 @@ describe("ShellTool", () => {
       Effect.gen(function*() {
         const root = workspace()
         const spill = NodePath.join(root, ".spill")
-        const tool = ShellTool.make({ root, spillDirectory: spill })
+        const tool = ShellTool.make({ root, sandbox: "unconfined", spillDirectory: spill })
         const result = yield* run(tool, { command: "head -c 300000 /dev/urandom | tee raw.bin" })
         const text = ToolResult.text(result)
         assert.include(text, "[binary output: 293 KiB, not shown]")
@@ -280,7 +280,7 @@ describe("ShellTool", () => {
       Effect.gen(function*() {
         const root = workspace()
         const spill = NodePath.join(root, ".spill")
-        const tool = ShellTool.make({ root, spillDirectory: spill, captureBytes: 4096, outputLimit: 100_000 })
+        const tool = ShellTool.make({ root, sandbox: "unconfined", spillDirectory: spill, captureBytes: 4096, outputLimit: 100_000 })
         const result = yield* run(tool, {
           command: "for i in $(seq 5000); do printf '\\033[31m%d\\033[0m\\n' $i; done"
         })
@@ -297,7 +297,7 @@ describe("ShellTool", () => {
 
     it.scopedLive("a process left running is killed, and the result says so", () =>
       Effect.gen(function*() {
-        const tool = ShellTool.make({ root: workspace() })
+        const tool = ShellTool.make({ root: workspace(), sandbox: "unconfined" })
         const start = performance.now()
         const result = yield* run(tool, { command: "sleep 60 & echo hi" })
         assert.isBelow(performance.now() - start, 2000)

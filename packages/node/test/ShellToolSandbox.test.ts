@@ -44,7 +44,7 @@ const runtimeWith = (
     const built = yield* Layer.build(
       ToolRuntime.layer().pipe(
         Layer.provide([Registry.layer([tool]), store, Redactor.layerDefault, policy]),
-        Layer.provide(ProcessRunner.layerSandboxed),
+        Layer.provide(ProcessRunner.layer),
         Layer.provide(Layer.succeedContext(context))
       )
     )

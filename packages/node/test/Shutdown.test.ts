@@ -16,7 +16,7 @@ describe("after shutdown", () => {
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(
-        Layer.merge(BackgroundJobs.layer().pipe(Layer.provide(ProcessRunner.layer)), ProcessRunner.layer),
+        Layer.merge(BackgroundJobs.layer().pipe(Layer.provide(ProcessRunner.layerUnconfined)), ProcessRunner.layerUnconfined),
         scope
       )
       yield* Scope.close(scope, Exit.void)

@@ -38,14 +38,14 @@ describe("node tools under an exporting tracer", () => {
       const runtime = yield* ToolRuntime.ToolRuntime.pipe(
         Effect.provide(
           ToolRuntime.layer().pipe(
-            Layer.provide(Registry.layer([...FileTools.all(), ShellTool.make({ root })])),
+            Layer.provide(Registry.layer([...FileTools.all(), ShellTool.make({ root, sandbox: "unconfined" })])),
             Layer.provide([
               ArtifactStore.layerMemory(),
               Redactor.layerDefault,
               Policy.layerAllowAll,
               Workspace.layer(root),
               NodeFileSystem.layer,
-              ProcessRunner.layer
+              ProcessRunner.layerUnconfined
             ])
           )
         )

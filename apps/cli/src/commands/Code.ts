@@ -133,7 +133,7 @@ const makeWorkspace = Effect.acquireRelease(
  */
 const runtimeLayer = (root: string, sandbox: Sandbox.Service) => {
   const store = FileArtifactStore.layer({ directory: NodePath.join(root, ".session", "outputs") })
-  const runner = ProcessRunner.layerSandboxed.pipe(Layer.provide(Layer.succeed(Sandbox.Sandbox, sandbox)))
+  const runner = ProcessRunner.layer.pipe(Layer.provide(Layer.succeed(Sandbox.Sandbox, sandbox)))
   const tools = [
     ...FileTools.all(),
     ...ShellTool.toolkit({ root, shell: NodeFs.existsSync("/bin/bash") ? "bash" : "/bin/sh", sandbox }),
