@@ -12,6 +12,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as BackgroundJobs from "../src/BackgroundJobs.js"
 import * as ProcessRunner from "../src/ProcessRunner.js"
+import * as Sandbox from "../src/Sandbox.js"
 import * as ShellTool from "../src/ShellTool.js"
 import { groupDies, liveInGroup } from "./Processes.js"
 
@@ -160,7 +161,10 @@ describe("BackgroundJobs", () => {
   it.scopedLive("a command that finishes in time is not listed as a job", () =>
     Effect.gen(function*() {
       const { context, scope, text } = yield* setup({ root: workspace(), sandbox: "unconfined" })
-      assert.strictEqual(yield* text(call("s", "bash", { command: "echo quick" })), "exit code 0\n[stdout]\nquick")
+      assert.strictEqual(
+        yield* text(call("s", "bash", { command: "echo quick" })),
+        `exit code 0\n${Sandbox.unconfinedRunner.summary}\n[stdout]\nquick`
+      )
       const jobs = yield* Effect.provide(BackgroundJobs.BackgroundJobs, context)
       assert.deepStrictEqual(yield* jobs.list, [])
       yield* Scope.close(scope, Exit.void)

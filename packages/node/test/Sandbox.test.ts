@@ -41,8 +41,7 @@ const fixture = () => {
   return { workspace, outside, home }
 }
 
-const runnerWith = (config: Sandbox.Config) =>
-  ProcessRunner.layer.pipe(Layer.provideMerge(Sandbox.layer(config)))
+const runnerWith = (config: Sandbox.Config) => ProcessRunner.layer.pipe(Layer.provideMerge(Sandbox.layer(config)))
 
 const bash = (script: string, options?: Omit<ProcessRunner.RunOptions, "command" | "args">) => ({
   command: "bash",
@@ -91,22 +90,23 @@ describe("Sandbox", () => {
       assert.deepStrictEqual(sandbox.status, { backend: "bubblewrap", available: true, problem: undefined })
     }).pipe(Effect.provide(Sandbox.layer({ workspace: scratch }))))
 
-  it.live("the plain runner layer confines too when a sandbox is provided to it: never silently ignored", () =>
+  it.live("the plain runner layer is the confined one; the unconfined runner never confines and says so", () =>
     Effect.gen(function*() {
       const { home, outside, workspace } = fixture()
       const result = yield* Effect.flatMap(
         ProcessRunner.ProcessRunner,
         (runner) => runner.run(bash(`echo x > ${outside}/plain.txt || echo refused`))
       ).pipe(
-        Effect.provide(ProcessRunner.layerUnconfined.pipe(Layer.provide(Sandbox.layer({ workspace, home }))))
+        Effect.provide(ProcessRunner.layer.pipe(Layer.provide(Sandbox.layer({ workspace, home }))))
       )
-      assert.strictEqual(result.confinement?.backend, "bubblewrap")
+      assert.strictEqual(result.confinement.backend, "bubblewrap")
       assert.include(text(result.stdout), "refused")
       assert.isFalse(NodeFs.existsSync(NodePath.join(outside, "plain.txt")))
       const bare = yield* Effect.flatMap(ProcessRunner.ProcessRunner, (runner) => runner.run(bash("true"))).pipe(
         Effect.provide(ProcessRunner.layerUnconfined)
       )
-      assert.isUndefined(bare.confinement)
+      assert.strictEqual(bare.confinement.unconfinedBecause, "unconfined-runner")
+      assert.include(bare.confinement.summary, "unconfined")
     }))
 
   describe("filesystem", () => {

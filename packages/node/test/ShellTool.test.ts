@@ -12,6 +12,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as ProcessRunner from "../src/ProcessRunner.js"
+import * as Sandbox from "../src/Sandbox.js"
 import * as ShellTool from "../src/ShellTool.js"
 import { groupDies } from "./Processes.js"
 
@@ -63,14 +64,16 @@ describe("ShellTool", () => {
       assert.isFalse(result.isError)
       assert.strictEqual(
         ToolResult.text(result),
-        `exit code 0\n[stdout]\ngreen\n100%\n${root}\n[stderr]\nwarn`
+        `exit code 0\n${Sandbox.unconfinedRunner.summary}\n[stdout]\ngreen\n100%\n${root}\n[stderr]\nwarn`
       )
       assert.deepStrictEqual(NodeFs.readdirSync(spill), [], "spill files of output shown whole are not kept")
     }))
 
   it("a command holds the whole workspace; a read-only shell only reads it", () => {
     const root = workspace()
-    assert.deepStrictEqual(ShellTool.make({ root, sandbox: "unconfined" }).resources({ command: "true" }), [ResourceLocks.writes("workspace")])
+    assert.deepStrictEqual(ShellTool.make({ root, sandbox: "unconfined" }).resources({ command: "true" }), [
+      ResourceLocks.writes("workspace")
+    ])
     const readOnly = ShellTool.make({ root, sandbox: "unconfined", readOnly: true })
     assert.isTrue(readOnly.readOnly)
     assert.deepStrictEqual(readOnly.resources({ command: "true" }), [ResourceLocks.reads("workspace")])
@@ -90,7 +93,12 @@ describe("ShellTool", () => {
 
   it.scopedLive("a failing command keeps the error at the end when its output is cut", () =>
     Effect.gen(function*() {
-      const tool = ShellTool.make({ root: workspace(), sandbox: "unconfined", outputLimit: 4000, captureBytes: 16 * 1024 })
+      const tool = ShellTool.make({
+        root: workspace(),
+        sandbox: "unconfined",
+        outputLimit: 4000,
+        captureBytes: 16 * 1024
+      })
       const result = yield* run(tool, { command: "seq 1 100000; echo 'FATAL: the real error' >&2; exit 1" })
       assert.isTrue(result.isError)
       const text = ToolResult.text(result)
@@ -168,7 +176,9 @@ describe("ShellTool", () => {
         const runnerScope = yield* Scope.make()
         const runner = Layer.succeedContext(yield* Layer.buildWithScope(ProcessRunner.layerUnconfined, runnerScope))
         const runtime = yield* Effect.map(
-          Layer.build(ToolRuntime.layerDefault([ShellTool.make({ root, sandbox: "unconfined" })]).pipe(Layer.provide(runner))),
+          Layer.build(
+            ToolRuntime.layerDefault([ShellTool.make({ root, sandbox: "unconfined" })]).pipe(Layer.provide(runner))
+          ),
           Context.get(ToolRuntime.ToolRuntime)
         )
         const pidFile = NodePath.join(root, "pid")
@@ -280,12 +290,18 @@ describe("ShellTool", () => {
       Effect.gen(function*() {
         const root = workspace()
         const spill = NodePath.join(root, ".spill")
-        const tool = ShellTool.make({ root, sandbox: "unconfined", spillDirectory: spill, captureBytes: 4096, outputLimit: 100_000 })
+        const tool = ShellTool.make({
+          root,
+          sandbox: "unconfined",
+          spillDirectory: spill,
+          captureBytes: 4096,
+          outputLimit: 100_000
+        })
         const result = yield* run(tool, {
           command: "for i in $(seq 5000); do printf '\\033[31m%d\\033[0m\\n' $i; done"
         })
         const text = ToolResult.text(result)
-        assert.match(text, /^exit code 0\n\[stdout\]\n1\n2\n/)
+        assert.match(text, /^exit code 0\nsandbox: none \(unconfined[^\n]*\n\[stdout\]\n1\n2\n/)
         assert.match(text, /\n4999\n5000\n\[full stdout, [\d.]+ KiB: /)
         assert.include(text, "bytes) omitted …]")
         assert.notInclude(text, "\u001b")
