@@ -10,6 +10,8 @@ export * as FileArtifactStore from "./FileArtifactStore.js"
 export * as FileTools from "./FileTools.js"
 /** @since 0.3.0 */
 export * as NetworkProxy from "./NetworkProxy.js"
+/** @since 0.4.0 */
+export * as NodeTools from "./NodeTools.js"
 /** @since 0.1.0 */
 export * as OutputHygiene from "./OutputHygiene.js"
 /** @since 0.3.0 */
