@@ -85,6 +85,14 @@ export interface Analysis {
   readonly doubts: ReadonlyArray<string>
   /** Every command the line could run, as words, for deny and ask rules. */
   readonly readings: ReadonlyArray<ReadonlyArray<string>>
+  /**
+   * The readings only a guess reached: words a program the engine does not
+   * know might run as a command (`taskset 0x1 rm`, `ssh host rm`). The same
+   * arrays as in `readings`; what bash certainly runs, were the program a
+   * launcher, but nothing that an allow rule's coverage or the destruction
+   * check needs to see, since the program itself is what a rule allowed.
+   */
+  readonly guesses: ReadonlyArray<ReadonlyArray<string>>
   /** Every file a redirection in the line could write, as far as the line tells, for path deny rules. */
   readonly writes: ReadonlyArray<string>
   /**
@@ -250,6 +258,7 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
       commands: [],
       doubts: [why],
       readings: readings.all,
+      guesses: readings.guesses,
       writes: readings.writes,
       open: why,
       globNames: readings.globs
@@ -266,6 +275,7 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
       commands: [],
       doubts: ["it could not be parsed"],
       readings: readings.all,
+      guesses: readings.guesses,
       writes: readings.writes,
       open: "it could not be parsed",
       globNames: readings.globs
@@ -305,6 +315,7 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
     commands,
     doubts: dedupe(doubts),
     readings: readings.all,
+    guesses: readings.guesses,
     writes: readings.writes,
     open: readings.open,
     globNames: readings.globs
@@ -648,7 +659,10 @@ const commandOf = (parser: CommandReadings.Grammar, plain: Plain, depth: number)
     : (cover: ReadonlyArray<string>) => cover
   const covers: Array<ReadonlyArray<string>> = []
   const scripts: Array<Analysis> = []
-  const levels = unwrapped.readings.filter((reading) => reading._tag === "Words")
+  // Guesses (what an unknown program might run) are for deny rules: an allow rule names the program.
+  const levels = unwrapped.readings.filter((reading): reading is Extract<Wrappers.Reading, { _tag: "Words" }> =>
+    reading._tag === "Words" && reading.guess !== true
+  )
   // GNU time writes its report to a file with -o: more than a transparent wrapper.
   if (
     levels.some((reading) =>
@@ -670,7 +684,9 @@ const commandOf = (parser: CommandReadings.Grammar, plain: Plain, depth: number)
     covers.push(appended(reading.words))
   })
   for (const reading of unwrapped.readings) {
-    if (reading._tag === "Script") scripts.push(analyseWith(parser, reading.script, depth + 1))
+    if (reading._tag === "Script" && reading.guess !== true) {
+      scripts.push(analyseWith(parser, reading.script, depth + 1))
+    }
   }
   if (unwrapped.runs === undefined && doubts.length === 0 && scripts.length === 0) {
     doubts.push("a wrapper's arguments cannot be read")

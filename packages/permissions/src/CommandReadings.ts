@@ -113,6 +113,7 @@ const readsOnly = new Set(["ls", "cat", "head", "tail", "wc", "grep", "stat", "d
  */
 export class Readings {
   private readonly seen = new Set<string>()
+  private readonly guessed = new Set<string>()
   readonly all: Array<ReadonlyArray<string>> = []
   readonly writes: Array<string> = []
   /** Command names that are globs (`/bin/r[m]`): bash runs whatever file they match. */
@@ -121,7 +122,12 @@ export class Readings {
   get full() {
     return this.all.length >= maxReadings
   }
-  add(words: ReadonlyArray<string>) {
+  /** The readings only a guess reached (what a program the engine does not know might run). */
+  get guesses(): ReadonlyArray<ReadonlyArray<string>> {
+    return this.guessed.size === 0 ? [] : this.all.filter((words) => this.guessed.has(words.join("\u0000")))
+  }
+  /** `guess`: only a program the engine does not know might run it (`Wrappers.Reading`). */
+  add(words: ReadonlyArray<string>, guess = false) {
     if (words.length === 0) return
     // A name computed when the command runs could be any command.
     const name = words[0]!
@@ -132,8 +138,12 @@ export class Readings {
       return
     }
     const key = words.join("\u0000")
-    if (this.seen.has(key)) return
+    if (this.seen.has(key)) {
+      if (!guess) this.guessed.delete(key)
+      return
+    }
     this.seen.add(key)
+    if (guess) this.guessed.add(key)
     this.all.push(words)
   }
 }
@@ -181,6 +191,14 @@ export const collectReadings = (
       case "command":
         commandReadings(analyse, node, env, readings, depth)
         break
+      case "command_substitution":
+        // The grammar reads a backquoted body once; bash removes its escapes first and
+        // reads the result again, so `\`` inside is a substitution of its own.
+        if (node.text.startsWith("`")) {
+          const body = node.text.slice(1, node.text.endsWith("`") && node.text.length > 1 ? -1 : undefined)
+          for (const script of backquoteScripts(body)) scriptReadings(analyse, script, readings, depth)
+        }
+        break
       case "pipeline":
         pipedScripts(analyse, node, env, readings, depth)
         break
@@ -197,11 +215,13 @@ export const collectReadings = (
         const piped = node.children.find((c) => c.type === "pipeline")
         const body = node.children.find((c) => c.type === "heredoc_body")
         if (piped !== undefined && body !== undefined) {
-          const reads = piped.namedChildren.some((stage) => {
+          const readers = piped.namedChildren.flatMap((stage) => {
             const words = commandWords(stage, env)
-            return words !== undefined && Wrappers.unwrap(preliminary(words)).readsStdinScript
+            return words === undefined ? [] : [Wrappers.unwrap(preliminary(words))]
           })
-          if (reads) scriptReadings(analyse, body.text, readings, depth)
+          if (readers.some((reader) => reader.mayReadStdinScript)) {
+            scriptReadings(analyse, body.text, readings, depth, !readers.some((reader) => reader.readsStdinScript))
+          }
         }
         break
       }
@@ -242,23 +262,25 @@ const pipedScripts = (
 ): void => {
   const stages = pipeline.namedChildren
   for (let i = 1; i < stages.length; i++) {
-    const reader = commandWords(stages[i]!, env)
-    if (reader === undefined || !Wrappers.unwrap(preliminary(reader)).readsStdinScript) continue
+    const readerWords = commandWords(stages[i]!, env)
+    const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
+    if (reader === undefined || !reader.mayReadStdinScript) continue
+    const guess = !reader.readsStdinScript
     const writer = stages[i - 1]!
     const words = commandWords(writer, env)
     if (words !== undefined && (words[0] === "echo" || words[0] === "printf")) {
-      scriptReadings(analyse, words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "), readings, depth)
+      scriptReadings(analyse, words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "), readings, depth, guess)
     }
     const body = writer.type === "redirected_statement"
       ? writer.children.find((c) => c.type === "heredoc_redirect")?.children.find((c) => c.type === "heredoc_body")
       : undefined
-    if (body !== undefined) scriptReadings(analyse, body.text, readings, depth)
+    if (body !== undefined) scriptReadings(analyse, body.text, readings, depth, guess)
     const herestring = (writer.type === "command" ? writer : writer.namedChildren[0])?.children.find((c) =>
       c.type === "herestring_redirect"
     )
     const value = herestring?.namedChildren.at(-1)
     if (value !== undefined && words?.[0] === "cat") {
-      scriptReadings(analyse, fieldsOf(value, env).join(" "), readings, depth)
+      scriptReadings(analyse, fieldsOf(value, env).join(" "), readings, depth, guess)
     }
   }
 }
@@ -313,11 +335,13 @@ const commandReadings = (
   if (stripped !== words) readings.add(stripped)
   const unwrapped = Wrappers.unwrap(stripped)
   for (const reading of unwrapped.readings) {
-    if (reading._tag === "Words") readings.add(reading.words)
-    else scriptReadings(analyse, reading.script, readings, depth)
+    if (reading._tag === "Words") readings.add(reading.words, reading.guess === true)
+    else scriptReadings(analyse, reading.script, readings, depth, reading.guess === true)
   }
   readings.add(words)
-  if (unwrapped.readsStdinScript) { for (const script of stdin) scriptReadings(analyse, script, readings, depth) }
+  if (unwrapped.mayReadStdinScript) {
+    for (const script of stdin) scriptReadings(analyse, script, readings, depth, !unwrapped.readsStdinScript)
+  }
   // Builtins that evaluate a name or an arithmetic operand run the substitutions in
   // it (`printf -v 'a[$(cmd)]'`): quoting does not stop them.
   if (evaluating.has(stripped[0] ?? "")) {
@@ -388,9 +412,45 @@ const substitutionReadings = (analyse: Analyse, text: string, readings: Readings
   for (const inner of substitutions(text)) scriptReadings(analyse, inner, readings, depth)
 }
 
+/**
+ * What bash reads again of a backquoted body once its escapes are removed
+ * (`\$`, `\``, `\\`; and `\"` when the backquotes are inside double quotes):
+ * empty when that changes nothing, since the grammar read the body as it is.
+ */
+const backquoteScripts = (body: string): ReadonlyArray<string> => {
+  if (!body.includes("\\")) return []
+  const plain = body.replace(/\\([$`\\])/g, "$1")
+  const quoted = body.replace(/\\([$`\\"])/g, "$1")
+  return [...new Set([plain, quoted])].filter((script) => script !== body)
+}
+
+/**
+ * Each backquoted part of a text, read as bash reads one: a backslash before
+ * `$`, `` ` `` or `\\` escapes it, so an escaped backquote is inside the part.
+ */
+const backquoted = (text: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (let i = text.indexOf("`"); i >= 0 && out.length < 64; i = text.indexOf("`", i + 1)) {
+    let body = ""
+    let j = i + 1
+    for (; j < text.length && text[j] !== "`"; j++) {
+      if (text[j] === "\\" && j + 1 < text.length) {
+        const next = text[++j]!
+        body += /[$`\\]/.test(next) ? next : `\\${next}`
+      } else body += text[j]
+    }
+    out.push(body)
+    i = j
+  }
+  return out
+}
+
 const substitutions = (text: string): ReadonlyArray<string> => {
   const out: Array<string> = []
+  // Pairs of backquotes as they come, and the parts bash reads (escaped backquotes inside):
+  // a wrong split only adds a reading.
   for (const match of text.matchAll(/`([^`]*)`/g)) out.push(match[1]!)
+  out.push(...backquoted(text))
   for (let i = text.indexOf("$("); i >= 0 && out.length < 64; i = text.indexOf("$(", i + 2)) {
     let depth = 1
     let j = i + 2
@@ -403,11 +463,12 @@ const substitutions = (text: string): ReadonlyArray<string> => {
   return out
 }
 
-const scriptReadings = (analyse: Analyse, script: string, readings: Readings, depth: number) => {
+const scriptReadings = (analyse: Analyse, script: string, readings: Readings, depth: number, guess = false) => {
   const inner = analyse(script, depth + 1)
   readings.open ??= inner.open
   readings.globs.push(...inner.globNames.slice(0, 64 - readings.globs.length))
-  for (const words of inner.readings) readings.add(words)
+  const guessed = new Set(inner.guesses)
+  for (const words of inner.readings) readings.add(words, guess || guessed.has(words))
   readings.writes.push(...inner.writes.slice(0, maxReadings - readings.writes.length))
 }
 
@@ -607,7 +668,7 @@ export const lexicalReadings = (text: string, readings: Readings): void => {
     const expanded = braceExpand(words.join(" "))
     if (expanded.length > 1) readings.add(expanded)
     for (const reading of Wrappers.unwrap(words).readings) {
-      if (reading._tag === "Words") readings.add(reading.words)
+      if (reading._tag === "Words") readings.add(reading.words, reading.guess === true)
     }
   }
   // Brace groups written as words (`{rm,-rf,/}`) are a command once expanded.

@@ -12,23 +12,33 @@
  * it cannot be sure (an unknown option, arguments that come from input, a
  * builtin that evaluates its arguments as code) it says so in a doubt and
  * keeps every plausible reading, so deny rules stay strong while allow rules
- * step back.
+ * step back. A program it has no table for and does not know
+ * (`KnownPrograms`) may run any later word as a command (`taskset 0x1 rm`):
+ * those readings are guesses, for deny and ask rules only.
  *
  * @since 0.3.0
  */
+import * as KnownPrograms from "./KnownPrograms.js"
 import * as OptionGrammar from "./OptionGrammar.js"
 
 /**
  * One way to read a command: the words of a command line as a wrapper runs
  * them, or shell source a wrapper will parse and run. `via` names the
- * wrappers, outermost first, that lead to it.
+ * wrappers, outermost first, that lead to it. `guess` marks a reading
+ * reached through a program the engine does not know (`strace rm`): deny
+ * and ask rules match it, allow rules never need to cover it.
  *
  * @since 0.3.0
  * @category models
  */
 export type Reading =
-  | { readonly _tag: "Words"; readonly words: ReadonlyArray<string>; readonly via: ReadonlyArray<string> }
-  | { readonly _tag: "Script"; readonly script: string; readonly via: ReadonlyArray<string> }
+  | {
+    readonly _tag: "Words"
+    readonly words: ReadonlyArray<string>
+    readonly via: ReadonlyArray<string>
+    readonly guess?: true
+  }
+  | { readonly _tag: "Script"; readonly script: string; readonly via: ReadonlyArray<string>; readonly guess?: true }
 
 /**
  * What a command runs, once its wrappers are read.
@@ -50,6 +60,8 @@ export interface Unwrapped {
   readonly runs: ReadonlyArray<string> | undefined
   /** True when a shell in the chain reads its commands from standard input (bash, sh, zsh, dash, ksh with no -c and no script file, or with -s, or `sh -`): the caller then treats a here-document / here-string body as a script. */
   readonly readsStdinScript: boolean
+  /** True also when such a shell is only a guess (`ssh host bash`): for deny and ask rules. */
+  readonly mayReadStdinScript: boolean
   /** Why allow rules must not auto-allow this command even if its words match a rule. Empty when none. */
   readonly doubts: ReadonlyArray<string>
 }
@@ -706,9 +718,12 @@ const shell: Handler = (words) => {
   }
   const operands = words.slice(i)
   if (command) return operands.length === 0 ? nothing : runsScript(operands[0]!)
-  // A script file runs commands the words do not show, as an allow rule naming it accepts.
-  return stdin || operands.length === 0 ? stdinShell : nothing
+  // A script file runs commands the words do not show, as an allow rule naming it accepts;
+  // but a script file that is standard input (`sh /dev/stdin <<< …`) is the input read as a script.
+  return stdin || operands.length === 0 || stdinFiles.has(operands[0]!) ? stdinShell : nothing
 }
+
+const stdinFiles: ReadonlySet<string> = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
 
 const evalHandler: Handler = (words) => {
   const args = words[1] === "--" ? words.slice(2) : words.slice(1)
@@ -896,66 +911,88 @@ export const unwrap = (words: ReadonlyArray<string>): Unwrapped => {
   const seen = new Map<string, Array<Seen>>()
   const seenScripts = new Set<string>()
   let readsStdinScript = false
+  let mayReadStdinScript = false
+  // Unknown programs met on the certain chain, read for guesses once it is done: a guess
+  // never shadows a certain reading of the same words.
+  const unknown: Array<{ readonly words: ReadonlyArray<string>; readonly via: ReadonlyArray<string> }> = []
 
-  const room = (): boolean => {
+  // Guesses are for deny rules only: running out of room for them is no doubt of an allow rule's.
+  const room = (guess: boolean): boolean => {
     if (commands.length + scripts.length < maxReadings) return true
-    doubts.add(`more than ${maxReadings} readings: the rest were not read`)
+    if (!guess) doubts.add(`more than ${maxReadings} readings: the rest were not read`)
     return false
   }
 
-  const visit = (current: ReadonlyArray<string>, via: ReadonlyArray<string>, depth: number) => {
+  const visit = (current: ReadonlyArray<string>, via: ReadonlyArray<string>, depth: number, guess: boolean) => {
     if (current.length === 0) return undefined
     if (depth > maxDepth) {
-      doubts.add(`wrappers nested more than ${maxDepth} deep: the rest were not read`)
+      if (!guess) doubts.add(`wrappers nested more than ${maxDepth} deep: the rest were not read`)
       return undefined
     }
     const key = keyOf(current)
     const bucket = seen.get(key) ?? []
     const before = bucket.find((entry) => same(entry.words, current))
     if (before !== undefined) return before.runs
-    if (!room()) return undefined
+    if (!room(guess)) return undefined
     const entry: Seen = { words: current, runs: undefined }
     bucket.push(entry)
     seen.set(key, bucket)
-    commands.push({ _tag: "Words", words: current, via })
-    entry.runs = read(current, via, depth)
+    commands.push(guess ? { _tag: "Words", words: current, via, guess } : { _tag: "Words", words: current, via })
+    entry.runs = read(current, via, depth, guess)
     return entry.runs
   }
 
   const read = (
     current: ReadonlyArray<string>,
     via: ReadonlyArray<string>,
-    depth: number
+    depth: number,
+    guess: boolean
   ): ReadonlyArray<string> | undefined => {
     const head = current[0]!
     const evaluated = evaluates(current)
-    if (evaluated !== undefined) doubts.add(evaluated)
+    if (evaluated !== undefined && !guess) doubts.add(evaluated)
     if (head.includes("/")) {
       const base = basename(head)
       if (base === "") return current
       // A deny of `rm` must match `/usr/bin/rm`; `/usr/bin/sudo rm` still runs `rm`.
-      const inner = visit([base, ...current.slice(1)], via, depth)
+      const inner = visit([base, ...current.slice(1)], via, depth, guess)
       return handlers.has(base) ? inner : current
     }
     const handler = handlers.get(head)
-    if (handler === undefined) return current
+    if (handler === undefined) {
+      // Every later word of a guess is a guess already: guessing again only repeats them.
+      if (!guess && !KnownPrograms.isKnown(current)) unknown.push({ words: current, via })
+      return current
+    }
     const taken = handler(current)
-    for (const doubt of taken.doubts) doubts.add(doubt)
-    if (taken.stdin) readsStdinScript = true
+    if (!guess) for (const doubt of taken.doubts) doubts.add(doubt)
+    if (taken.stdin) {
+      mayReadStdinScript = true
+      if (!guess) readsStdinScript = true
+    }
     const inside = [...via, head]
     let runs = taken.certain && taken.inner.length === 0 ? current : undefined
     taken.inner.forEach((inner, index) => {
       if (inner._tag === "Words") {
-        const innerRuns = visit(inner.words, inside, depth + 1)
+        const innerRuns = visit(inner.words, inside, depth + 1, guess)
         if (index === 0 && taken.certain) runs = innerRuns
-      } else if (!seenScripts.has(inner.script) && room()) {
+      } else if (!seenScripts.has(inner.script) && room(guess)) {
         seenScripts.add(inner.script)
-        scripts.push({ _tag: "Script", script: inner.script, via: inside })
+        scripts.push(
+          guess
+            ? { _tag: "Script", script: inner.script, via: inside, guess }
+            : { _tag: "Script", script: inner.script, via: inside }
+        )
       }
     })
     return runs
   }
 
-  const runs = visit(words, [], 0)
-  return { readings: [...commands, ...scripts], runs, readsStdinScript, doubts: [...doubts] }
+  const runs = visit(words, [], 0, false)
+  for (const { via, words: program } of unknown) {
+    for (const start of KnownPrograms.commandStarts(program)) {
+      visit(program.slice(start), [...via, program[0]!], via.length + 1, true)
+    }
+  }
+  return { readings: [...commands, ...scripts], runs, readsStdinScript, mayReadStdinScript, doubts: [...doubts] }
 }

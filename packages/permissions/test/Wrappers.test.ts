@@ -4,9 +4,15 @@ import * as Wrappers from "../src/Wrappers.js"
 
 const split = (line: string): ReadonlyArray<string> => line.split(" ")
 
-/** The Words readings after the command itself, as space-joined lines. */
+/** The Words readings after the command itself, as space-joined lines; guesses left out. */
 const inner = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
-  unwrapped.readings.slice(1).flatMap((reading) => reading._tag === "Words" ? [reading.words.join(" ")] : [])
+  unwrapped.readings.slice(1).flatMap((reading) =>
+    reading._tag === "Words" && reading.guess !== true ? [reading.words.join(" ")] : []
+  )
+
+/** The guesses: what a program the engine does not know might run. */
+const guesses = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
+  unwrapped.readings.flatMap((reading) => reading.guess === true && reading._tag === "Words" ? [reading.words.join(" ")] : [])
 
 const scripts = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
   unwrapped.readings.flatMap((reading) => reading._tag === "Script" ? [reading.script] : [])
@@ -41,6 +47,7 @@ describe("Wrappers.unwrap", () => {
       readings: [{ _tag: "Words", words: ["rm", "-rf", "/"], via: [] }],
       runs: ["rm", "-rf", "/"],
       readsStdinScript: false,
+      mayReadStdinScript: false,
       doubts: []
     })
   })
@@ -368,10 +375,34 @@ describe("Wrappers.unwrap", () => {
     assert.deepStrictEqual(unwrapped.doubts, ["wrappers nested more than 16 deep: the rest were not read"])
   })
 
+  it("a program with no table may start a command at each later word: guesses, never what runs", () => {
+    const taskset = Wrappers.unwrap(split("taskset 0x1 nice -n 5 rm -rf /"))
+    assert.deepStrictEqual(taskset.runs, split("taskset 0x1 nice -n 5 rm -rf /"))
+    assert.deepStrictEqual(taskset.doubts, [])
+    assert.deepStrictEqual(guesses(taskset), ["nice -n 5 rm -rf /", "rm -rf /"])
+    // Through a wrapper the engine reads, and into a shell's script.
+    assert.deepStrictEqual(guesses(Wrappers.unwrap(split("sudo strace -f rm x"))), ["rm x", "x"])
+    const ssh = Wrappers.unwrap(["ssh", "host", "bash", "-c", "rm -rf /"])
+    assert.deepStrictEqual(
+      ssh.readings.filter((r) => r.guess === true && r._tag === "Script").map((r) => r._tag === "Script" && r.script),
+      ["rm -rf /"]
+    )
+    assert.isFalse(ssh.readsStdinScript)
+    assert.isTrue(Wrappers.unwrap(split("ssh host bash")).mayReadStdinScript)
+    assert.isFalse(Wrappers.unwrap(split("ssh host bash")).readsStdinScript)
+    // Known programs and builtins read their words as data.
+    for (const line of ["git rm x", "echo rm", "man rm", "type rm", "npm test rm", "grep rm ."]) {
+      assert.deepStrictEqual(guesses(Wrappers.unwrap(split(line))), [], line)
+    }
+    assert.deepStrictEqual(guesses(Wrappers.unwrap(split("git bisect run rm x"))), ["bisect run rm x", "run rm x", "rm x", "x"])
+    assert.deepStrictEqual(guesses(Wrappers.unwrap(split("npm exec -- rm x"))), ["exec -- rm x", "rm x", "x"])
+  })
+
   it("unknown options after 100,000 words stay bounded", () => {
     const words = ["sudo", "-Z", ...Array.from({ length: 100_000 }, (_, i) => `w${i}`)]
     const unwrapped = Wrappers.unwrap(words)
-    assert.isAtMost(unwrapped.readings.length, 17)
+    // The command, 16 candidates after the unknown option, and 16 guesses for the first (an unknown program).
+    assert.isAtMost(unwrapped.readings.length, 33)
     assert.isUndefined(unwrapped.runs)
   })
 
