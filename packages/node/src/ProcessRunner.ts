@@ -67,6 +67,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
+import * as Environment from "./Environment.js"
 import type * as OutputHygiene from "./OutputHygiene.js"
 import * as Sandbox from "./Sandbox.js"
 
@@ -97,7 +98,10 @@ export interface RunOptions {
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
   readonly cwd?: string | undefined
-  /** Added to the runner's environment; a key set to `undefined` is removed. */
+  /**
+   * Added to the environment the runner's policy leaves (see
+   * {@link Options}); a key set to `undefined` is removed.
+   */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined
   /** Written to stdin, which is then closed. Without it stdin is `/dev/null`. */
   readonly input?: string | Uint8Array | undefined
@@ -344,6 +348,12 @@ export const defaults = {
 // ---------------------------------------------------------------------------
 // Node side: signals and /proc
 // ---------------------------------------------------------------------------
+
+const definedOnly = (env: Readonly<Record<string, string | undefined>>): Record<string, string> => {
+  const defined: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) defined[name] = value
+  return defined
+}
 
 /** A synchronous Node call that may throw, as a value: `undefined` when it threw. */
 const attempt = <A>(f: () => A): A | undefined => Either.getOrUndefined(Either.try(f))
@@ -750,7 +760,8 @@ class Child {
       for (const file of launch.inheritFiles ?? []) inherited.push(NodeFs.openSync(file, "r"))
       this.process = NodeChildProcess.spawn(launch.command, launch.args, {
         cwd: launch.cwd,
-        env: launch.env === undefined ? process.env : { ...process.env, ...launch.env },
+        // The whole environment: what the policy left of the runner's own, and the call's.
+        env: definedOnly(launch.env ?? {}),
         detached: true,
         stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe", ...inherited],
         windowsHide: true
@@ -959,13 +970,55 @@ const millis = (input: Duration.DurationInput | undefined, fallback: Duration.Du
   Duration.toMillis(input ?? fallback)
 
 /**
- * A runner that confines every command with `sandbox` (none: unconfined).
+ * How a runner builds each command's environment.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * Which of the runner's variables reach commands. Default: the sandbox's
+   * (`Sandbox.Config.environment`), and {@link Environment.defaultPolicy}
+   * without a sandbox or when it sets none.
+   */
+  readonly environment?: Environment.Policy | undefined
+  /** The variables the policy is applied to. Default `process.env`, read at each start. */
+  readonly baseEnvironment?: Readonly<Record<string, string | undefined>> | undefined
+}
+
+/** The call's variables on top of what the policy left; `undefined` removes one. */
+const environmentOf = (
+  applied: Environment.Applied,
+  env: Readonly<Record<string, string | undefined>> | undefined
+): Record<string, string> => {
+  const merged: Record<string, string> = { ...applied.env }
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (value === undefined) delete merged[name]
+    else merged[name] = value
+  }
+  return merged
+}
+
+/** A confinement that also says how many variables the command did not get. */
+const withWithheld = (confinement: Sandbox.Confinement, withheld: number): Sandbox.Confinement => ({
+  ...confinement,
+  withheldVariables: withheld,
+  summary: withheld === 0 ? confinement.summary : `${confinement.summary}, ${Environment.describeWithheld(withheld)}`
+})
+
+/**
+ * A runner that confines every command with `sandbox` (none: unconfined),
+ * and gives each the environment its policy allows.
  *
  * @since 0.3.0
  * @category constructors
  */
-export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Service, never, Scope.Scope> =>
+export const makeWith = (
+  sandbox: Sandbox.Service | undefined,
+  runnerOptions?: Options | undefined
+): Effect.Effect<Service, never, Scope.Scope> =>
   Effect.gen(function*() {
+    const environment = runnerOptions?.environment ?? sandbox?.environment ?? Environment.defaultPolicy
     const live = new Set<Child>()
     /** This runner's children that still owe escapees a SIGKILL (see `lingering`). */
     const owed = new Set<Child>()
@@ -1067,15 +1120,15 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
       const clock = yield* Effect.clock
       const graceMillis = millis(options.killGrace, defaults.killGrace)
       const drainMillis = millis(options.drainTimeout, defaults.drainTimeout)
+      const applied = Environment.apply(environment, runnerOptions?.baseEnvironment ?? process.env)
+      const env = environmentOf(applied, options.env)
       const launch = sandbox === undefined
         ? undefined
         : yield* Effect.mapError(
-          sandbox.prepare({
-            command: options.command,
-            args: options.args ?? [],
-            cwd: options.cwd,
-            env: options.env
-          }, options.policy),
+          sandbox.prepare(
+            { command: options.command, args: options.args ?? [], cwd: options.cwd, env },
+            options.policy
+          ),
           (error) =>
             new SpawnError({
               command: options.command,
@@ -1083,7 +1136,9 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
               errno: "ESANDBOX",
               detail: error.reason === "unavailable"
                 ? `it must run in a sandbox, and none is available here. ${error.detail}`
-                : `the sandbox could not be set up. ${error.detail}`
+                : error.reason === "setup_failed"
+                ? `the sandbox could not be set up. ${error.detail}`
+                : error.detail
             })
         )
       const acquire = Effect.flatMap(
@@ -1091,8 +1146,8 @@ export const makeWith = (sandbox: Sandbox.Service | undefined): Effect.Effect<Se
           try: () =>
             new Child(
               options,
-              launch ?? { command: options.command, args: options.args ?? [], cwd: options.cwd, env: options.env },
-              launch?.confinement ?? Sandbox.unconfinedRunner,
+              launch ?? { command: options.command, args: options.args ?? [], cwd: options.cwd, env },
+              withWithheld(launch?.confinement ?? Sandbox.unconfinedRunner, applied.withheld),
               launch?.pidNamespace ?? false,
               clock,
               runtime,
@@ -1195,6 +1250,15 @@ export const makeUnconfined: Effect.Effect<Service, never, Scope.Scope> = makeWi
 export const layer: Layer.Layer<ProcessRunner, never, Sandbox.Sandbox> = Layer.scoped(ProcessRunner, make)
 
 /**
+ * {@link layer} with a say in each command's environment (see {@link Options}).
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerWith = (options: Options): Layer.Layer<ProcessRunner, never, Sandbox.Sandbox> =>
+  Layer.scoped(ProcessRunner, Effect.flatMap(Sandbox.Sandbox, (sandbox) => makeWith(sandbox, options)))
+
+/**
  * The runner without a sandbox (see {@link makeUnconfined}): commands run
  * unconfined, and every result says so.
  *
@@ -1202,3 +1266,14 @@ export const layer: Layer.Layer<ProcessRunner, never, Sandbox.Sandbox> = Layer.s
  * @category layers
  */
 export const layerUnconfined: Layer.Layer<ProcessRunner> = Layer.scoped(ProcessRunner, makeUnconfined)
+
+/**
+ * {@link layerUnconfined} with an environment policy (default
+ * {@link Environment.defaultPolicy}): without a sandbox it is the one
+ * thing still kept from commands.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerUnconfinedWith = (options: Options): Layer.Layer<ProcessRunner> =>
+  Layer.scoped(ProcessRunner, makeWith(undefined, options))

@@ -57,7 +57,10 @@ import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import type * as Environment from "./Environment.js"
+import * as GitMetadata from "./GitMetadata.js"
 import * as NetworkProxy from "./NetworkProxy.js"
+import * as PathMask from "./PathMask.js"
 
 // ---------------------------------------------------------------------------
 // models
@@ -145,6 +148,30 @@ export interface Config {
    * on `127.0.0.1:3128` inside).
    */
   readonly proxy?: ProxyStarter | undefined
+  /**
+   * Which of the runner's environment variables reach commands (see
+   * {@link Environment}). Default {@link Environment.defaultPolicy}: all
+   * but the secrets.
+   */
+  readonly environment?: Environment.Policy | undefined
+  /**
+   * Lets commands write the hooks and configuration of the git
+   * repositories in the writable trees. Default `false`: both run code in
+   * the user's own, unconfined git later (see {@link GitMetadata}).
+   */
+  readonly writableGitMetadata?: boolean | undefined
+  /**
+   * Masked for reading, as `denyRead` is, at each command's start: the
+   * paths the permission engine's Read deny rules cover then.
+   */
+  readonly denyReadMatching?: ReadonlyArray<PathMask.PathMatcher> | undefined
+  /** Bound read-only at each command's start: the paths Edit deny rules cover then. */
+  readonly denyWriteMatching?: ReadonlyArray<PathMask.PathMatcher> | undefined
+  /**
+   * Entries one walk for the matchers may visit; past it the command is
+   * refused. Default {@link PathMask.defaultLimit}.
+   */
+  readonly matchWalkLimit?: number | undefined
 }
 
 /**
@@ -178,7 +205,16 @@ export interface Confinement {
    * process runner was built without a sandbox (`ProcessRunner.layerUnconfined`).
    */
   readonly unconfinedBecause: "full-access" | "unavailable" | "unconfined-runner" | undefined
-  /** One line for people and models, e.g. `sandbox: workspace-write (bubblewrap), network off`. */
+  /**
+   * Variables of the runner's environment the command did not get (set by
+   * the process runner; 0 before it).
+   */
+  readonly withheldVariables: number
+  /**
+   * One line for people and models, e.g. `sandbox: workspace-write
+   * (bubblewrap), network off, 3 environment variables withheld`: a count,
+   * never names or values.
+   */
   readonly summary: string
 }
 
@@ -240,6 +276,12 @@ export interface Plan {
   readonly readable: ReadonlyArray<string>
   /** Real paths that exist, masked. */
   readonly denied: ReadonlyArray<{ readonly path: string; readonly directory: boolean }>
+  /** Inside `writable`: bound over themselves, so that they cannot be renamed or removed. */
+  readonly pinned: ReadonlyArray<string>
+  /** Inside `writable`: bound read-only over themselves. */
+  readonly readOnly: ReadonlyArray<string>
+  /** Missing directories inside `writable` where an empty read-only one is mounted. */
+  readonly emptyReadOnly: ReadonlyArray<string>
   /** The host directory shown as `/tmp` inside. */
   readonly privateTmp: string
   readonly network: Network
@@ -278,7 +320,7 @@ export interface ProxyHandle {
  * @category errors
  */
 export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxError", {
-  reason: Schema.Literal("unavailable", "setup_failed"),
+  reason: Schema.Literal("unavailable", "setup_failed", "rule_too_broad"),
   /** What is missing and how to get it. */
   detail: Schema.String
 }) {
@@ -288,7 +330,9 @@ export class SandboxError extends Schema.TaggedError<SandboxError>()("SandboxErr
   override get message(): string {
     return this.reason === "unavailable"
       ? `The command was not run: it must run in a sandbox, and none is available here. ${this.detail}`
-      : `The command was not run: the sandbox could not be set up. ${this.detail}`
+      : this.reason === "setup_failed"
+      ? `The command was not run: the sandbox could not be set up. ${this.detail}`
+      : `The command was not run. ${this.detail}`
   }
 }
 
@@ -305,6 +349,8 @@ export interface Service {
   /** The policy commands get unless they ask for another. */
   readonly policy: Policy
   readonly network: Network
+  /** The environment policy of the configuration (see {@link Config.environment}). */
+  readonly environment: Environment.Policy | undefined
   /** The summary line a command would get under `policy` (default: the configured one). */
   readonly describe: (policy?: Policy | undefined) => string
   /**
@@ -353,14 +399,52 @@ export const plan = (config: Config, policy: Policy, privateTmp: string): Plan =
     if (stat === undefined) continue
     denied.push({ path: real, directory: stat.isDirectory() })
   }
+  const writable = policy === "workspace-write" ? [workspace, ...extra] : []
+  const git = config.writableGitMetadata === true
+    ? { pinned: [], readOnly: [], emptyHooks: [] }
+    : GitMetadata.protection(writable)
   return {
     policy,
-    writable: policy === "workspace-write" ? [workspace, ...extra] : [],
+    writable,
     readable: policy === "read-only" ? [workspace] : [],
     denied,
+    pinned: git.pinned,
+    readOnly: git.readOnly,
+    emptyReadOnly: git.emptyHooks,
     privateTmp,
     network: config.network ?? { _tag: "Off" }
   }
+}
+
+/**
+ * A plan with the paths the matchers cover now: read ones masked, write
+ * ones bound read-only; fails when a walk passes its bound.
+ *
+ * @since 0.4.0
+ * @category layout
+ */
+export const withMatches = (config: Config, layout: Plan): Either.Either<Plan, SandboxError> => {
+  const read = config.denyReadMatching ?? []
+  const write = layout.policy === "workspace-write" ? config.denyWriteMatching ?? [] : []
+  if (read.length === 0 && write.length === 0) return Either.right(layout)
+  return Either.match(PathMask.resolve({ read, write }, config.matchWalkLimit ?? PathMask.defaultLimit), {
+    onLeft: (tooBroad) =>
+      Either.left(
+        new SandboxError({
+          reason: "rule_too_broad",
+          detail:
+            `The deny rule ${tooBroad.rule} covers a tree too large to mask: more than ${tooBroad.limit} entries under ${tooBroad.base}. Narrow the rule (a fixed path, or a pattern under a smaller directory), or raise the sandbox's matchWalkLimit.`
+        })
+      ),
+    onRight: (masks) => {
+      const seen = new Set(layout.denied.map((denied) => denied.path))
+      return Either.right({
+        ...layout,
+        denied: [...layout.denied, ...masks.read.filter((found) => !seen.has(found.path))],
+        readOnly: [...layout.readOnly, ...masks.write.map((found) => found.path)]
+      })
+    }
+  })
 }
 
 /**
@@ -394,6 +478,9 @@ export const bubblewrapArgs = (
   ]
   for (const path of layout.readable) args.push("--ro-bind", path, path)
   for (const path of layout.writable) args.push("--bind", path, path)
+  for (const path of layout.pinned) args.push("--bind", path, path)
+  for (const path of layout.readOnly) args.push("--ro-bind", path, path)
+  for (const path of layout.emptyReadOnly) args.push("--tmpfs", path, "--remount-ro", path)
   for (const denied of layout.denied) {
     if (denied.directory) args.push("--tmpfs", denied.path, "--remount-ro", denied.path)
     else args.push("--ro-bind", "/dev/null", denied.path)
@@ -415,6 +502,7 @@ export const unconfinedRunner: Confinement = {
   policy: "danger-full-access",
   network: "on",
   unconfinedBecause: "unconfined-runner",
+  withheldVariables: 0,
   summary:
     "sandbox: none (unconfined: the process runner has no sandbox, so commands run with the user's full access to files, network and processes)"
 }
@@ -422,7 +510,10 @@ export const unconfinedRunner: Confinement = {
 const networkWord = (network: Network): Confinement["network"] =>
   network._tag === "Off" ? "off" : network._tag === "On" ? "on" : "allowlist"
 
-const summaryOf = (confinement: Omit<Confinement, "summary">, problem: string | undefined): string => {
+const summaryOf = (
+  confinement: Omit<Confinement, "summary" | "withheldVariables">,
+  problem: string | undefined
+): string => {
   if (confinement.unconfinedBecause === "full-access") return "sandbox: none (danger-full-access)"
   if (confinement.unconfinedBecause === "unconfined-runner") return unconfinedRunner.summary
   if (confinement.unconfinedBecause === "unavailable") {
@@ -639,7 +730,7 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
           ? undefined
           : "unavailable" as const
       }
-      return { ...base, summary: summaryOf(base, status.problem?.split(".")[0]) }
+      return { ...base, withheldVariables: 0, summary: summaryOf(base, status.problem?.split(".")[0]) }
     }
 
     const prepare = (launch: Launch, requested?: Policy | undefined): Effect.Effect<Prepared, SandboxError> =>
@@ -658,9 +749,11 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
           }
           return Effect.succeed({ ...launch, confinement, pidNamespace: false })
         }
+        const layout = withMatches(config, plan(config, policy, privateTmp))
+        if (Either.isLeft(layout)) return Effect.fail(layout.left)
         const inner = proxy === undefined ? launch : proxy.wrap(launch)
         const args = [
-          ...bubblewrapArgs(plan(config, policy, privateTmp), inner.cwd, filterFile === undefined ? undefined : 3),
+          ...bubblewrapArgs(layout.right, inner.cwd, filterFile === undefined ? undefined : 3),
           "--",
           inner.command,
           ...inner.args
@@ -680,6 +773,7 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
       status,
       policy: configured,
       network,
+      environment: config.environment,
       describe: (policy) => confinementOf(policy ?? configured).summary,
       prepare
     } satisfies Service

@@ -4,16 +4,22 @@
 
 /** @since 0.1.0 */
 export * as BackgroundJobs from "./BackgroundJobs.js"
+/** @since 0.4.0 */
+export * as Environment from "./Environment.js"
 /** @since 0.1.0 */
 export * as FileArtifactStore from "./FileArtifactStore.js"
 /** @since 0.1.0 */
 export * as FileTools from "./FileTools.js"
+/** @since 0.4.0 */
+export * as GitMetadata from "./GitMetadata.js"
 /** @since 0.3.0 */
 export * as NetworkProxy from "./NetworkProxy.js"
 /** @since 0.4.0 */
 export * as NodeTools from "./NodeTools.js"
 /** @since 0.1.0 */
 export * as OutputHygiene from "./OutputHygiene.js"
+/** @since 0.4.0 */
+export * as PathMask from "./PathMask.js"
 /** @since 0.3.0 */
 export * as PathWalk from "./PathWalk.js"
 /** @since 0.1.0 */
