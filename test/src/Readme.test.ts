@@ -43,3 +43,14 @@ describe("README quick start", () => {
     assert.strictEqual(shown, program)
   })
 })
+
+describe("README coding agent", () => {
+  it("is the program the consumer test runs with plain node", () => {
+    const root = Path.resolve(import.meta.dirname, "../..")
+    const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
+    const section = readme.slice(readme.indexOf("### A coding agent in one line"))
+    const shown = /```js\n([\s\S]*?)```/.exec(section)?.[1]
+    const program = Fs.readFileSync(Path.join(root, "test/consumer/coding.mjs"), "utf8").split("\n").slice(2).join("\n")
+    assert.strictEqual(shown, program)
+  })
+})

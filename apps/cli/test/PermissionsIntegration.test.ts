@@ -224,7 +224,7 @@ const runtimeFor = (ws: Workspace, mode: Mode.Mode) =>
     const context = yield* Layer.build(
       ToolRuntime.layer().pipe(
         Layer.provide([Registry.layer(tools), store, Redactor.layerDefault, policy]),
-        Layer.provide([store, Workspace.layer(ws.root), NodeFileSystem.layer, ProcessRunner.layerUnconfined])
+        Layer.provide([store, policy, Workspace.layer(ws.root), NodeFileSystem.layer, ProcessRunner.layerUnconfined])
       )
     )
     return { runtime: Context.get(context, ToolRuntime.ToolRuntime), prompts: approver.prompts }

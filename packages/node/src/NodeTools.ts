@@ -33,6 +33,7 @@
  * @since 0.4.0
  */
 import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
+import type * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Registry from "@tool-runtime/core/Registry"
 import type * as Tool from "@tool-runtime/core/Tool"
@@ -43,6 +44,7 @@ import * as Settings from "@tool-runtime/permissions/Settings"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
 import * as BackgroundJobs from "./BackgroundJobs.js"
 import * as FileArtifactStore from "./FileArtifactStore.js"
 import * as FileTools from "./FileTools.js"
@@ -93,17 +95,54 @@ export interface Options {
    * folder. Default: in memory.
    */
   readonly outputDirectory?: string | undefined
-  /** Your own tools, registered beside the built-in ones. */
-  readonly tools?: ReadonlyArray<Tool.Any> | undefined
+  /**
+   * Your own tools, registered beside the built-in ones. Their handlers may
+   * use the services the layer builds ({@link Provided}); provide anything
+   * else they need to the tools themselves.
+   */
+  readonly tools?: ReadonlyArray<Tool.Tool<string, any, any, any, Provided>> | undefined
   /** The runtime's own options (default deadlines, truncation, cleanup bound). */
   readonly runtime?: ToolRuntime.Options | undefined
 }
+
+/**
+ * The services the layer builds, which your own tools' handlers may use.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Provided =
+  | ArtifactStore.ArtifactStore
+  | BackgroundJobs.BackgroundJobs
+  | Engine.Engine
+  | Policy.Policy
+  | ProcessRunner.ProcessRunner
+  | Redactor.Redactor
+  | Sandbox.Sandbox
+  | Workspace.Workspace
 
 const loadSettings = (options: Options) =>
   Effect.all({
     permissions: Settings.load(options.settings ?? {}),
     sandbox: SandboxSettings.load(options.settings ?? {})
   })
+
+/**
+ * Where the settings files are by convention: the user's
+ * `~/.tool-runtime/settings.json` and the project's
+ * `<root>/.tool-runtime/settings.json` (a protected path: the model cannot
+ * write it without a person's approval, and commands cannot read it).
+ *
+ * @since 0.4.0
+ * @category settings
+ */
+export const settingsFiles = (
+  root: string,
+  home: string = NodeOs.homedir()
+): { readonly user: string; readonly project: string } => ({
+  user: NodePath.join(home, ".tool-runtime", "settings.json"),
+  project: NodePath.join(root, ".tool-runtime", "settings.json")
+})
 
 /** The engine's configuration: the files' rules and the caller's together, the caller's options first. */
 const engineConfig = (options: Options, settings: Settings.Settings): Engine.Config => {
@@ -148,7 +187,7 @@ export const layer = (options: Options) =>
   Layer.unwrapEffect(Effect.map(loadSettings(options), (loaded) => {
     const root = options.root
     const registry = Layer.unwrapEffect(Effect.map(Sandbox.Sandbox, (sandbox) =>
-      Registry.layer(ToolRuntime.withReadTool([
+      Registry.layer<ReadonlyArray<Tool.Tool<string, any, any, any, Provided>>>(ToolRuntime.withReadTool([
         ...FileTools.all(),
         ...ShellTool.toolkit({ ...options.shell, root, sandbox }),
         ...(options.tools ?? [])

@@ -17,22 +17,13 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
-import * as Policy from "@tool-runtime/core/Policy"
-import * as Redactor from "@tool-runtime/core/Redactor"
-import * as Registry from "@tool-runtime/core/Registry"
 import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
-import * as BackgroundJobs from "@tool-runtime/node/BackgroundJobs"
-import * as FileArtifactStore from "@tool-runtime/node/FileArtifactStore"
-import * as FileTools from "@tool-runtime/node/FileTools"
-import * as ProcessRunner from "@tool-runtime/node/ProcessRunner"
+import * as NodeTools from "@tool-runtime/node/NodeTools"
 import * as Sandbox from "@tool-runtime/node/Sandbox"
-import * as ShellTool from "@tool-runtime/node/ShellTool"
-import * as Workspace from "@tool-runtime/node/Workspace"
 import * as Console from "effect/Console"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
@@ -127,24 +118,19 @@ const makeWorkspace = Effect.acquireRelease(
 )
 
 /**
- * The runtime over a workspace: file tools, the shell and its background
- * jobs (every command confined by `sandbox`), outputs stored in a session
- * folder.
+ * The runtime over a workspace, in the one line a user writes: file tools,
+ * the shell and its background jobs (every command confined), outputs
+ * stored in a session folder. Where there is no sandbox backend the demo
+ * asks for the loudly named fallback, so that it still shows something,
+ * and every command's line says it ran unconfined.
  */
-const runtimeLayer = (root: string, sandbox: Sandbox.Service) => {
-  const store = FileArtifactStore.layer({ directory: NodePath.join(root, ".session", "outputs") })
-  const runner = ProcessRunner.layer.pipe(Layer.provide(Layer.succeed(Sandbox.Sandbox, sandbox)))
-  const tools = [
-    ...FileTools.all(),
-    ...ShellTool.toolkit({ root, shell: NodeFs.existsSync("/bin/bash") ? "bash" : "/bin/sh", sandbox }),
-    ArtifactStore.readTool
-  ]
-  return ToolRuntime.layer().pipe(
-    Layer.provide([Registry.layer(tools), store, Redactor.layerDefault, Policy.layerAllowAll]),
-    Layer.provide([Workspace.layer(root), BackgroundJobs.layer().pipe(Layer.provide(runner)), runner, store]),
-    Layer.provide(NodeContext.layer)
-  )
-}
+const runtimeLayer = (root: string) =>
+  NodeTools.layer({
+    root,
+    sandbox: { fallback: "unconfined" },
+    shell: { shell: NodeFs.existsSync("/bin/bash") ? "bash" : "/bin/sh" },
+    outputDirectory: NodePath.join(root, ".session", "outputs")
+  })
 
 /** Plays the turns on the runtime, printing each result as the model sees it. */
 const play = Effect.gen(function*() {
@@ -172,14 +158,15 @@ const play = Effect.gen(function*() {
 const run = Effect.scoped(Effect.gen(function*() {
   const style = yield* Terminal.detect
   const root = yield* makeWorkspace
-  const sandbox = yield* Sandbox.make({ workspace: root, fallback: "unconfined" })
+  // The runtime lives as long as the session: its process runner kills whatever is left when it closes.
+  const context = yield* Layer.build(runtimeLayer(root))
+  const sandbox = Context.get(context, Sandbox.Sandbox)
   yield* Console.log(style.bold("tool-runtime code: a scripted coding-agent session in a temporary workspace"))
   yield* Console.log(style.dim(`workspace: ${root} (removed at the end)`))
   yield* Console.log(style.dim(`commands run in: ${sandbox.describe()}`))
   if (!sandbox.status.available) yield* Console.log(style.dim(`  (${sandbox.status.problem})`))
   yield* Console.log("")
-  // The runtime lives as long as the session: its process runner kills whatever is left when it closes.
-  yield* Effect.provide(play, runtimeLayer(root, sandbox))
+  yield* Effect.provide(play, context)
 }))
 
 /**
