@@ -64,6 +64,9 @@ const lstatOf = (path: string): NodeFs.Stats | undefined =>
 const readText = (path: string): string | undefined =>
   Either.getOrUndefined(Either.try(() => NodeFs.readFileSync(path, "utf8")))
 
+const entriesOf = (directory: string): ReadonlyArray<NodeFs.Dirent> =>
+  Either.getOrElse(Either.try(() => NodeFs.readdirSync(directory, { withFileTypes: true })), () => [])
+
 const realOf = (path: string): string | undefined => Either.getOrUndefined(Either.try(() => NodeFs.realpathSync(path)))
 
 const inside = (path: string, root: string) => path === root || path.startsWith(root.endsWith("/") ? root : `${root}/`)
@@ -103,10 +106,23 @@ export const protection = (writable: ReadonlyArray<string>): Protection => {
       const common = realOf(NodePath.resolve(gitDir, commondir))
       if (common !== undefined) protectGitDir(common, depth)
     }
+    // Linked worktrees: each one's `.git` file, where git finds it from here.
+    const worktrees = NodePath.join(gitDir, "worktrees")
+    for (const entry of entriesOf(worktrees)) {
+      if (!entry.isDirectory()) continue
+      const pointer = readText(NodePath.join(worktrees, entry.name, "gitdir"))?.trim()
+      for (const file of ["gitdir", "commondir"]) {
+        if (lstatOf(NodePath.join(worktrees, entry.name, file))?.isFile() === true) {
+          readOnly.add(NodePath.join(worktrees, entry.name, file))
+        }
+      }
+      const dotGit = pointer === undefined || pointer === "" ? undefined : NodePath.resolve(gitDir, pointer)
+      if (dotGit !== undefined && writableHere(dotGit) && lstatOf(dotGit)?.isFile() === true) readOnly.add(dotGit)
+    }
     if (depth >= maxModuleDepth) return
     const modules = NodePath.join(gitDir, "modules")
     for (
-      const entry of Either.getOrElse(Either.try(() => NodeFs.readdirSync(modules, { withFileTypes: true })), () => [])
+      const entry of entriesOf(modules)
     ) {
       if (entry.isDirectory()) protectModules(NodePath.join(modules, entry.name), depth + 1)
     }
@@ -117,10 +133,7 @@ export const protection = (writable: ReadonlyArray<string>): Protection => {
     if (lstatOf(NodePath.join(directory, "HEAD")) !== undefined) return protectGitDir(directory, depth)
     if (depth >= maxModuleDepth) return
     for (
-      const entry of Either.getOrElse(
-        Either.try(() => NodeFs.readdirSync(directory, { withFileTypes: true })),
-        () => []
-      )
+      const entry of entriesOf(directory)
     ) {
       if (entry.isDirectory()) protectModules(NodePath.join(directory, entry.name), depth + 1)
     }
