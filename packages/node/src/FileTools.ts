@@ -23,9 +23,17 @@
  *
  * Output names files relative to the workspace root, never by host path.
  *
+ * The permission stage judges a call by the path it names; `grep` over `.`
+ * names the root, and a deny rule on `secret/**` must still keep
+ * `secret/x` out of its result. So every tool asks the `Policy` about each
+ * path it opens, enters or shows on its own (`checkPath`), and about its
+ * own final path too: a refused file is not opened, a refused directory not
+ * entered, a refused name not shown, and the result says how many were left
+ * out and by which rule, never what they were.
+ *
  * @since 0.1.0
  */
-import type * as Policy from "@tool-runtime/core/Policy"
+import * as Policy from "@tool-runtime/core/Policy"
 import * as Registry from "@tool-runtime/core/Registry"
 import * as ResourceLocks from "@tool-runtime/core/ResourceLocks"
 import * as Tool from "@tool-runtime/core/Tool"
@@ -261,7 +269,111 @@ const guard = (intent: Workspace.Intent, access: "read" | "write") => {
       Effect.flatMap(workspace.resolve(input.path, { intent }), (real) => {
         const locked = resolved.get(input)
         return locked === undefined || locked === real ? Effect.succeed(real) : Effect.fail(relinked(input))
-      })
+      }),
+    /**
+     * The policy's word on the path the handler is about to use, which the
+     * walk confirmed is `real`. The permission stage judged the call by the
+     * path its check resolved; when that is `real`, an ask rule on it was
+     * put to a person who let the call run, so only a deny refuses. A path
+     * the stage did not see is refused on either.
+     */
+    admit: (
+      policy: Policy.Service,
+      toolName: string,
+      workspace: Workspace.Service,
+      input: PathInput,
+      real: string,
+      as: "read" | "write" = access
+    ): { readonly violation: ToolError.RuleViolation | undefined; readonly approved: string | undefined } => {
+      const refusal = policy.checkPath(toolName, real, as)
+      if (refusal === undefined) return { violation: undefined, approved: undefined }
+      if (refusal.verdict === "ask" && resolved.get(input) === real) {
+        return { violation: undefined, approved: refusal.rule }
+      }
+      return { violation: refusedPath(refusal, as, workspace.display(real)), approved: undefined }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// permission rules on the paths a call reaches
+// ---------------------------------------------------------------------------
+
+/** What the permission rules refused a path for, said of the path, as a rule the model can act on. */
+const refusedPath = (refusal: Policy.PathRefusal, access: "read" | "write", shown: string) => {
+  const doing = access === "read" ? "reading" : "writing"
+  return refusal.verdict === "deny"
+    ? new ToolError.RuleViolation({
+      reason: `the permission rules deny ${doing} ${shown} (${refusal.rule})`,
+      fix: `Do not try to reach ${shown} another way; if the task needs it, ask the user.`
+    })
+    : new ToolError.RuleViolation({
+      reason: `a permission rule wants a person to approve ${doing} ${shown} (${refusal.rule}), ` +
+        "and this call reached it without that person being asked (through a link)",
+      fix: `Call again naming ${shown} itself, so that the person is asked.`
+    })
+}
+
+interface Tally {
+  files: number
+  directories: number
+  others: number
+  readonly rules: Set<string>
+}
+
+const emptyTally = (): Tally => ({ files: 0, directories: 0, others: 0, rules: new Set() })
+
+/**
+ * The policy's path rules over one walk: every entry a search would open,
+ * enter or show is put to `checkPath` first, and the refused ones are
+ * counted, never named, so the result can say what it left out and why
+ * without telling what it was. An ask rule the person already answered for
+ * the call's own path (`approved`) covers what the walk meets under it.
+ */
+const pathRules = (policy: Policy.Service, toolName: string, approved: string | undefined) => {
+  const tallies = { deny: emptyTally(), ask: emptyTally() }
+  return {
+    admits: (real: string, kind: PathWalk.Kind): boolean => {
+      const refusal = policy.checkPath(toolName, real, "read")
+      if (refusal === undefined || (refusal.verdict === "ask" && refusal.rule === approved)) return true
+      const tally = tallies[refusal.verdict]
+      tally.rules.add(refusal.rule)
+      if (kind === "file") tally.files++
+      else if (kind === "directory") tally.directories++
+      else tally.others++
+      return false
+    },
+    /**
+     * One line per verdict. A walk counts files and directories ("skipped");
+     * a listing counts entries ("withheld"): it shows names, and the names
+     * are what it keeps back.
+     */
+    notes: (style: "skipped" | "withheld"): Array<string> => {
+      const notes: Array<string> = []
+      for (const verdict of ["deny", "ask"] as const) {
+        const { directories, files, others, rules } = tallies[verdict]
+        const total = files + directories + others
+        if (total === 0) continue
+        const what = style === "withheld"
+          ? `${plural(total, "entry", "entries")} ${total === 1 ? "is" : "are"} withheld`
+          : `${
+            [
+              files > 0 ? plural(files, "file") : "",
+              directories > 0 ? plural(directories, "directory", "directories") : "",
+              others > 0 ? plural(others, "other entry", "other entries") : ""
+            ].filter((part) => part !== "").join(" and ")
+          } ${total === 1 ? "was" : "were"} skipped`
+        const them = total === 1 ? "it" : "them"
+        const listed = Array.from(rules).join(", ")
+        notes.push(
+          verdict === "deny"
+            ? `[${what}: the permission rules deny reading ${them} (${listed}).]`
+            : `[${what}: a permission rule wants a person to approve reading ${them} (${listed}); ` +
+              "read one by name with read_file, which asks.]"
+        )
+      }
+      return notes
+    }
   }
 }
 
@@ -573,7 +685,10 @@ export const readFile = (options?: ReadFileOptions) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
+        const policy = yield* Policy.Policy
         const real = yield* paths.use(workspace, input)
+        const { violation } = paths.admit(policy, "read_file", workspace, input, real)
+        if (violation !== undefined) return yield* violation
         const shown = workspace.display(real)
         const limit = input.limit ?? defaultLimit
         return yield* Effect.scoped(Effect.gen(function*() {
@@ -720,7 +835,10 @@ export const writeFile = (options?: Options) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
+        const policy = yield* Policy.Policy
         const real = yield* paths.use(workspace, input)
+        const { violation } = paths.admit(policy, "write_file", workspace, input, real)
+        if (violation !== undefined) return yield* violation
         const shown = workspace.display(real)
         const data = encoder.encode(input.content)
         const existed = yield* Effect.scoped(Effect.gen(function*() {
@@ -843,7 +961,13 @@ export const editFile = (options?: EditFileOptions) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
+        const policy = yield* Policy.Policy
         const real = yield* paths.use(workspace, input)
+        // It reads the file too, and shows lines of it around the edit.
+        for (const access of ["write", "read"] as const) {
+          const { violation } = paths.admit(policy, "edit_file", workspace, input, real, access)
+          if (violation !== undefined) return yield* violation
+        }
         const shown = workspace.display(real)
         // One walk for the read and the write: the file is read and replaced in the directory held open.
         return yield* Effect.scoped(Effect.gen(function*() {
@@ -934,24 +1058,34 @@ export const listDirectory = (options?: ListOptions) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
+        const policy = yield* Policy.Policy
         const real = yield* paths.use(workspace, input)
+        const { approved, violation } = paths.admit(policy, "list_directory", workspace, input, real)
+        if (violation !== undefined) return yield* violation
         const shown = workspace.display(real)
-        const entries = yield* Effect.scoped(
+        const listing = yield* Effect.scoped(
           Effect.flatMap(locateDirectory(workspace, input, real), (directory) => readDirectory(workspace, directory))
         )
-        if (entries.length === 0) return `${shown} is empty.`
+        if (listing.length === 0) return `${shown} is empty.`
+        // A name can say what a file holds (a customer's name, `.env.production`): refused entries are left out, named nowhere.
+        const rules = pathRules(policy, "list_directory", approved)
+        const entries = listing.filter((entry) => rules.admits(NodePath.join(real, entry.name), PathWalk.kindOf(entry)))
         const directories = entries.filter((entry) => entry.isDirectory()).sort(byName)
         const others = entries.filter((entry) => !entry.isDirectory()).sort(byName)
         const listed = [...directories, ...others].slice(0, maxEntries).map((entry) =>
           `${entry.name}${suffix[PathWalk.kindOf(entry)]}`
         )
-        const header = `${shown === "." ? "The workspace root" : shown} holds ${
-          plural(entries.length, "entry", "entries")
-        }:`
-        const more = entries.length > maxEntries
-          ? `\n[${count(entries.length - maxEntries)} more not shown; use glob with a pattern to narrow the list.]`
-          : ""
-        return `${header}\n${listed.join("\n")}${more}`
+        const where = shown === "." ? "The workspace root" : shown
+        const header = entries.length === 0
+          ? `${where} holds no entry that may be shown.`
+          : `${where} holds ${plural(entries.length, "entry", "entries")}:\n${listed.join("\n")}`
+        const notes = [
+          ...(entries.length > maxEntries
+            ? [`[${count(entries.length - maxEntries)} more not shown; use glob with a pattern to narrow the list.]`]
+            : []),
+          ...rules.notes("withheld")
+        ]
+        return [header, ...notes].join("\n")
       })
   })
 }
@@ -1137,7 +1271,11 @@ export const glob = (options?: SearchOptions) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
+        const policy = yield* Policy.Policy
         const base = yield* paths.use(workspace, input)
+        const { approved, violation } = paths.admit(policy, "glob", workspace, input, base)
+        if (violation !== undefined) return yield* violation
+        const rules = pathRules(policy, "glob", approved)
         const matcher = compileGlob(input.pattern)
         const found: Array<string> = []
         let chars = 0
@@ -1146,7 +1284,10 @@ export const glob = (options?: SearchOptions) => {
           walk(workspace, directory, {
             maxDepth: depthOf(input.pattern),
             skip: skipSet(skip, input.pattern),
-            maxScanned
+            maxScanned,
+            // Only what would be shown or entered is asked about, so a result counts only what it left out.
+            admit: ({ kind, real, relative }, enters) =>
+              enters || matcher.test(relative) ? rules.admits(real, kind) : true
           }, ({ kind, real, relative }) => {
             if (!matcher.test(relative)) return Effect.succeed(true)
             // Only directories are marked: a path copied from here must work as is.
@@ -1159,7 +1300,7 @@ export const glob = (options?: SearchOptions) => {
             chars += line.length + 1
             return Effect.succeed(true)
           })))
-        const notes: Array<string> = walkNotes(summary)
+        const notes: Array<string> = [...walkNotes(summary), ...rules.notes("skipped")]
         if (full) {
           notes.unshift(`[Showing the first ${count(found.length)} matches; narrow the pattern or the path.]`)
         } else if (summary.exhausted) {
@@ -1344,12 +1485,18 @@ export const grep = (options?: GrepOptions) => {
     handler: (input) =>
       Effect.gen(function*() {
         const workspace = yield* Workspace.Workspace
+        const policy = yield* Policy.Policy
         const base = yield* paths.use(workspace, input)
+        const { approved, violation } = paths.admit(policy, "grep", workspace, input, base)
+        if (violation !== undefined) return yield* violation
+        const rules = pathRules(policy, "grep", approved)
         const compiled = compileRegex(input.pattern, input.ignore_case)
         if (Either.isLeft(compiled)) return yield* fail(compiled.left.reason)
         const regex = compiled.right
         const filter = input.glob === undefined ? undefined : compileGlob(input.glob)
         const filterPath = input.glob?.includes("/") ?? false
+        const wanted = (relative: string) =>
+          filter === undefined || filter.test(filterPath ? relative : NodePath.basename(relative))
         const lines: Array<string> = []
         let chars = 0
         let bytesRead = 0
@@ -1414,12 +1561,12 @@ export const grep = (options?: GrepOptions) => {
             walk(workspace, directory, {
               maxDepth: Infinity,
               skip: skipSet(skip, input.glob ?? ""),
-              maxScanned
+              maxScanned,
+              // A refused file is never opened, a refused directory never entered; the rest is not asked about.
+              admit: ({ kind, real, relative }, enters) =>
+                (kind === "file" && wanted(relative)) || enters ? rules.admits(real, kind) : true
             }, ({ directory, kind, name, relative }) => {
-              if (kind !== "file") return Effect.succeed(true)
-              if (filter !== undefined && !filter.test(filterPath ? relative : NodePath.basename(relative))) {
-                return Effect.succeed(true)
-              }
+              if (kind !== "file" || !wanted(relative)) return Effect.succeed(true)
               // A file that vanished, changed kind or cannot be read does not end the search.
               return Effect.catchAll(searchFile(directory, name, describe(name)), () => Effect.succeed(true))
             }),
@@ -1457,6 +1604,7 @@ export const grep = (options?: GrepOptions) => {
         } else if (stop === "bytes") {
           notes.unshift(`[Stopped after reading ${count(bytesRead)} bytes; narrow the path or the glob.]`)
         }
+        notes.push(...rules.notes("skipped"))
         if (tooLarge > 0) {
           notes.push(`[Skipped ${plural(tooLarge, "file")} larger than ${count(maxFileBytes)} bytes.]`)
         }

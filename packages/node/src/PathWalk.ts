@@ -440,6 +440,14 @@ export interface TreeOptions {
   readonly skip: ReadonlySet<string>
   /** Entries visited before the walk stops. */
   readonly maxScanned: number
+  /**
+   * Whether an entry may be visited and, when it is a directory, entered;
+   * asked before either, with `enters` saying whether the walk would enter
+   * it. Here rather than in `visit` because `visit` runs after the walk has
+   * chosen the directories to enter, and a refused directory must not be
+   * opened at all. Default: every entry.
+   */
+  readonly admit?: ((entry: Visit, enters: boolean) => boolean) | undefined
 }
 
 /**
@@ -464,8 +472,8 @@ const byName = (a: NodeFs.Dirent, b: NodeFs.Dirent) => (a.name < b.name ? -1 : a
  * go on. Links are visited, never entered. A subdirectory is opened from its
  * held parent with `O_NOFOLLOW`, so one swapped for a link after it was
  * listed is not entered either. Only the directories from `base` down to the
- * one being read are held open at once. Fails only when `base` cannot be
- * listed.
+ * one being read are held open at once. An entry `options.admit` refuses is
+ * neither visited nor entered. Fails only when `base` cannot be listed.
  *
  * @since 0.3.0
  * @category trees
@@ -496,18 +504,21 @@ export const tree = <E>(
             return
           }
           const kind = kindOf(entry)
-          const path = relative === "" ? entry.name : `${relative}/${entry.name}`
-          if (kind === "directory" && depth + 1 < options.maxDepth) {
-            if (options.skip.has(entry.name)) skipped.add(entry.name)
-            else subdirectories.push(entry.name)
-          }
-          const goOn = yield* visit({
+          const met: Visit = {
             directory,
             name: entry.name,
             real: NodePath.join(directory.real, entry.name),
-            relative: path,
+            relative: relative === "" ? entry.name : `${relative}/${entry.name}`,
             kind
-          })
+          }
+          const deepEnough = kind === "directory" && depth + 1 < options.maxDepth
+          const enters = deepEnough && !options.skip.has(entry.name)
+          if (options.admit !== undefined && !options.admit(met, enters)) continue
+          if (deepEnough) {
+            if (enters) subdirectories.push(entry.name)
+            else skipped.add(entry.name)
+          }
+          const goOn = yield* visit(met)
           if (!goOn) stopped = true
         }
         for (const name of subdirectories) {
