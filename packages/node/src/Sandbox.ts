@@ -381,6 +381,30 @@ const attemptRemove = (path: string): void => {
 const realOrUndefined = (path: string): string | undefined =>
   Either.getOrUndefined(Either.try(() => NodeFs.realpathSync(path)))
 
+/**
+ * The directories to bind over themselves so that no protected path can be
+ * moved aside. A directory holding a mount point can still be renamed:
+ * without its own mount, `mv src aside && mkdir src` would put a new file
+ * where the protected one was. Every directory between a writable root and
+ * a protected path is pinned, shallowest first (a later bind of a parent
+ * would cover the mounts below it).
+ */
+const pinnedFor = (
+  writable: ReadonlyArray<string>,
+  pinned: ReadonlyArray<string>,
+  protectedPaths: ReadonlyArray<string>
+): ReadonlyArray<string> => {
+  const all = new Set(pinned)
+  for (const path of protectedPaths) {
+    const root = writable.find((root) => path.startsWith(`${root}/`))
+    if (root === undefined) continue
+    for (let parent = NodePath.dirname(path); parent.length > root.length; parent = NodePath.dirname(parent)) {
+      all.add(parent)
+    }
+  }
+  return [...all].sort((a, b) => a.split("/").length - b.split("/").length)
+}
+
 /** The layout of a policy. Paths that do not exist are left out: nothing to bind or mask. */
 export const plan = (config: Config, policy: Policy, privateTmp: string): Plan => {
   const home = config.home ?? NodeOs.homedir()
@@ -408,7 +432,7 @@ export const plan = (config: Config, policy: Policy, privateTmp: string): Plan =
     writable,
     readable: policy === "read-only" ? [workspace] : [],
     denied,
-    pinned: git.pinned,
+    pinned: pinnedFor(writable, git.pinned, [...git.readOnly, ...git.emptyHooks]),
     readOnly: git.readOnly,
     emptyReadOnly: git.emptyHooks,
     privateTmp,
@@ -438,10 +462,12 @@ export const withMatches = (config: Config, layout: Plan): Either.Either<Plan, S
       ),
     onRight: (masks) => {
       const seen = new Set(layout.denied.map((denied) => denied.path))
+      const write = masks.write.map((found) => found.path)
       return Either.right({
         ...layout,
+        pinned: pinnedFor(layout.writable, layout.pinned, write),
         denied: [...layout.denied, ...masks.read.filter((found) => !seen.has(found.path))],
-        readOnly: [...layout.readOnly, ...masks.write.map((found) => found.path)]
+        readOnly: [...layout.readOnly, ...write]
       })
     }
   })

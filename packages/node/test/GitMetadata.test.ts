@@ -111,10 +111,21 @@ describe("GitMetadata", () => {
           "echo x >> .git/modules/sub/config && echo wrote-module-config",
           "echo 'gitdir: ../elsewhere' > sub/.git && echo wrote-sub-pointer",
           "echo 'gitdir: ../elsewhere' > tree/.git && echo wrote-tree-pointer",
+          "mv .git/modules/sub .git/modules/aside && echo moved-module",
+          "mv sub sub-aside && echo moved-sub",
           "true"
         ].join("; ")
       )
-      for (const word of ["wrote-module-hook", "wrote-module-config", "wrote-sub-pointer", "wrote-tree-pointer"]) {
+      for (
+        const word of [
+          "wrote-module-hook",
+          "wrote-module-config",
+          "wrote-sub-pointer",
+          "wrote-tree-pointer",
+          "moved-module",
+          "moved-sub"
+        ]
+      ) {
         assert.notInclude(out, word)
       }
       assert.include(NodeFs.readFileSync(NodePath.join(workspace, "sub", ".git"), "utf8"), "modules/sub")
