@@ -138,6 +138,15 @@ export interface Options {
    */
   readonly readOnly?: boolean | undefined
   readonly timeout?: Duration.DurationInput | undefined
+  /**
+   * Lets `write_file` and `edit_file` write git's hooks (`.git/hooks/**`)
+   * and configuration (`.git/config`), also a submodule's under
+   * `.git/modules/`. Off by default, and loud on purpose: a hook runs as
+   * code the next time the user runs git, and the configuration decides
+   * what the user's own git runs (`core.hooksPath`, `core.fsmonitor`, an
+   * alias, a filter), outside any sandbox the model's commands run in.
+   */
+  readonly allowGitMetadataWrites?: boolean | undefined
 }
 
 /**
@@ -232,17 +241,24 @@ const OptionalPath = (description: string) =>
  * ever not so, the call locks the whole workspace instead: slower, never
  * unsafe.
  */
-const guard = (intent: Workspace.Intent, access: "read" | "write") => {
+const guard = (intent: Workspace.Intent, access: "read" | "write", options?: Options) => {
   const resolved = new WeakMap<object, string>()
+  const gitWrites = access === "write" && options?.allowGitMetadataWrites !== true
+    ? (workspace: Workspace.Service, real: string) =>
+      isGitMetadata(real) ? gitMetadataViolation(workspace.display(real)) : undefined
+    : () => undefined
   return {
     validate: (input: PathInput): Effect.Effect<void, ToolError.RuleViolation, Workspace.Workspace> =>
-      Workspace.Workspace.pipe(
-        Effect.flatMap((workspace) => workspace.resolve(input.path, { intent })),
-        Effect.mapError((error) => error.toRuleViolation()),
-        Effect.map((real) => {
-          resolved.set(input, real)
-        })
-      ),
+      Effect.flatMap(Workspace.Workspace, (workspace) =>
+        workspace.resolve(input.path, { intent }).pipe(
+          Effect.mapError((error) => error.toRuleViolation()),
+          Effect.flatMap((real) => {
+            const violation = gitWrites(workspace, real)
+            if (violation !== undefined) return Effect.fail(violation)
+            resolved.set(input, real)
+            return Effect.void
+          })
+        )),
     /**
      * For permission rules (`Read(src/**)`, `Edit(.env)`): the path after
      * links, as the check resolved it, so a link cannot dress an outside or
@@ -265,10 +281,15 @@ const guard = (intent: Workspace.Intent, access: "read" | "write") => {
     use: (
       workspace: Workspace.Service,
       input: PathInput
-    ): Effect.Effect<string, Workspace.PathError | FileError> =>
-      Effect.flatMap(workspace.resolve(input.path, { intent }), (real) => {
+    ): Effect.Effect<string, Workspace.PathError | FileError | ToolError.RuleViolation> =>
+      Effect.flatMap(workspace.resolve(input.path, { intent }), (real): Effect.Effect<
+        string,
+        FileError | ToolError.RuleViolation
+      > => {
         const locked = resolved.get(input)
-        return locked === undefined || locked === real ? Effect.succeed(real) : Effect.fail(relinked(input))
+        if (locked !== undefined && locked !== real) return Effect.fail(relinked(input))
+        const violation = gitWrites(workspace, real)
+        return violation === undefined ? Effect.succeed(real) : Effect.fail(violation)
       }),
     /**
      * The policy's word on the path the handler is about to use, which the
@@ -376,6 +397,31 @@ const pathRules = (policy: Policy.Service, toolName: string, approved: string | 
     }
   }
 }
+
+/**
+ * Whether a real path is one of git's hooks or its configuration: under a
+ * `.git` directory, `hooks/…` or `config`, and the same for a submodule's
+ * git directory, `.git/modules/<name>/…` (a name may hold slashes, and
+ * submodules nest, so anything below `modules/` that goes through `hooks`
+ * or ends in `config`). Case-insensitive, for the file systems that are.
+ */
+const isGitMetadata = (real: string): boolean => {
+  const parts = real.toLowerCase().split(NodePath.sep)
+  for (let i = parts.indexOf(".git"); i !== -1; i = parts.indexOf(".git", i + 1)) {
+    const [first, ...rest] = parts.slice(i + 1)
+    if (first === "hooks" || (first === "config" && rest.length === 0)) return true
+    if (first === "modules" && (rest.includes("hooks") || rest.at(-1) === "config")) return true
+  }
+  return false
+}
+
+const gitMetadataViolation = (shown: string) =>
+  new ToolError.RuleViolation({
+    reason: `${shown} is git's own: a hook in .git/hooks runs as code the next time the user runs git, and ` +
+      ".git/config changes what the user's own git commands run; the file tools do not write them",
+    fix: "Do not write it another way (a command, a link): tell the user what to change there and why, " +
+      "and let them make the change."
+  })
 
 const relinked = (input: PathInput) =>
   fail(
@@ -816,7 +862,7 @@ const lineCount = (text: string) => {
  * @category tools
  */
 export const writeFile = (options?: Options) => {
-  const paths = guard("write", "write")
+  const paths = guard("write", "write", options)
   return Tool.make("write_file", {
     description: "Writes a whole text file in the workspace, replacing it if it exists and creating missing " +
       "parent directories. To change part of a file, use edit_file instead.",
@@ -915,7 +961,7 @@ const crlf = (text: string) => text.replace(/\r?\n/g, "\r\n")
  */
 export const editFile = (options?: EditFileOptions) => {
   const maxBytes = options?.maxBytes ?? 10 * 1024 * 1024
-  const paths = guard("write", "write")
+  const paths = guard("write", "write", options)
   return Tool.make("edit_file", {
     description: "Replaces an exact piece of text in a file of the workspace. old_string must match the file " +
       "exactly (whitespace and indentation included) and occur once, unless replace_all is true. " +
