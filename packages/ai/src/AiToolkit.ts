@@ -297,11 +297,13 @@ export const layerRuntime = <Tools extends Record<string, AiTool.Any>, const Own
   Registry.InvalidRegistry,
   | AiTool.HandlersFor<Tools>
   | AiTool.Requirements<Tools[keyof Tools]>
-  | Exclude<Tool.Requirements<Own[number]>, ArtifactStore.ArtifactStore>
+  | Exclude<Tool.Requirements<Own[number]>, ArtifactStore.ArtifactStore | Policy.Policy>
 > => {
   const store = ArtifactStore.layerMemory()
+  // read_output beside the tools: a truncation marker points to it.
+  const own = ToolRuntime.withReadTool(options?.own ?? [])
   return ToolRuntime.layer(options?.runtime).pipe(
-    Layer.provide([layerRegistry(toolkit, options), store, Redactor.layerDefault, Policy.layerAllowAll]),
-    Layer.provide(store)
+    Layer.provide([layerRegistry(toolkit, { ...options, own }), store, Redactor.layerDefault, Policy.layerAllowAll]),
+    Layer.provide([store, Policy.layerAllowAll])
   )
 }

@@ -75,7 +75,7 @@ describe("AgentLoop", () => {
       assert.include(String(seen[1]!.result), "Did you mean \"GetWeather\"?")
       assert.include(String(seen[3]!.result), "no seats left to Lisbon")
       // The model was shown the registry's tools, and the system prompt.
-      assert.deepStrictEqual(model.requests[0]!.tools, ["GetWeather", "BookTrip"])
+      assert.deepStrictEqual(model.requests[0]!.tools, ["read_output", "GetWeather", "BookTrip"])
       const system = model.requests[0]!.prompt.content[0]!
       assert.deepStrictEqual([system.role, system.content], ["system", "Be brief."])
       // The returned prompt holds the whole conversation, ready to continue.

@@ -263,11 +263,17 @@ export const layerRuntime = <const Tools extends ReadonlyArray<Tool.Any>>(
 ): Layer.Layer<
   ToolRuntime.ToolRuntime,
   Registry.InvalidRegistry,
-  McpClient.McpClient | Exclude<Tool.Requirements<Tools[number]>, ArtifactStore.ArtifactStore>
+  McpClient.McpClient | Exclude<Tool.Requirements<Tools[number]>, ArtifactStore.ArtifactStore | Policy.Policy>
 > => {
   const store = ArtifactStore.layerMemory()
+  // read_output beside the tools: a truncation marker points to it.
   return ToolRuntime.layer(options?.runtime).pipe(
-    Layer.provide([layerRegistry(own, options), store, Redactor.layerDefault, Policy.layerAllowAll]),
-    Layer.provide(store)
+    Layer.provide([
+      layerRegistry(ToolRuntime.withReadTool(own), options),
+      store,
+      Redactor.layerDefault,
+      Policy.layerAllowAll
+    ]),
+    Layer.provide([store, Policy.layerAllowAll])
   )
 }

@@ -79,6 +79,7 @@ describe("McpClient", () => {
         assert.strictEqual(client.failures[0]!.reason, "start_failed")
         const runtime = yield* ToolRuntime.ToolRuntime
         assert.deepStrictEqual(runtime.registry.entries.map((e) => e.tool.name), [
+          "read_output",
           "mcp__flaky__echo",
           "mcp__flaky__die",
           "mcp__flaky__hang"

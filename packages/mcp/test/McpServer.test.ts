@@ -62,7 +62,9 @@ describe("McpServer", () => {
           "delete_customer",
           "record_note",
           "read_notes",
-          "fetch_page"
+          "fetch_page",
+          // Registered by the runtime's layer: truncation markers point to it.
+          "read_output"
         ])
         assert.deepStrictEqual(byName.get("lookup_customer")!.annotations, {
           readOnlyHint: true,
