@@ -38,6 +38,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { createRequire } from "node:module"
 import * as CommandReadings from "./CommandReadings.js"
+import * as SimpleLine from "./SimpleLine.js"
 import * as Wrappers from "./Wrappers.js"
 
 /**
@@ -150,7 +151,6 @@ export class CommandLine extends Context.Tag("@tool-runtime/permissions/CommandL
 // ---------------------------------------------------------------------------
 
 const plainWord = /^[A-Za-z0-9_\-+=.,:/@%^]+$/
-const escapedWord = /^(?:[A-Za-z0-9_\-+=.,:/@%^]|\\[\x21-\x7e])+$/
 
 /**
  * Quotes a word so that bash reads it back unchanged.
@@ -286,7 +286,7 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
     CommandReadings.collectReadings(analyse, root, readings, depth)
     if (root.hasError) doubts.push("it does not parse as bash")
     else if (unsafe === undefined) {
-      const plain = plainCommands(root, source)
+      const plain = SimpleLine.plainCommands(root, source)
       if (typeof plain === "string") doubts.push(plain)
       else {
         simple = true
@@ -347,294 +347,6 @@ const bashVariants = (source: string): ReadonlyArray<string> => {
   return [...variants]
 }
 
-// ---------------------------------------------------------------------------
-// simple lines
-// ---------------------------------------------------------------------------
-
-const separators = new Set([";", "&&", "||", "|", "\n"])
-
-/** Words bash reads as syntax where a command name stands; unquoted, they are never a plain command. */
-const reserved = new Set([
-  "if",
-  "then",
-  "else",
-  "elif",
-  "fi",
-  "case",
-  "esac",
-  "for",
-  "select",
-  "while",
-  "until",
-  "do",
-  "done",
-  "in",
-  "function",
-  "coproc",
-  "{",
-  "}",
-  "!",
-  "[[",
-  "]]"
-])
-
-interface Plain {
-  readonly words: ReadonlyArray<string>
-  readonly writes: ReadonlyArray<string>
-  readonly reads: ReadonlyArray<string>
-  readonly globs: boolean
-}
-
-/** Every plain command, or why the line is not simple. */
-const plainCommands = (root: CommandReadings.SyntaxNode, source: string): ReadonlyArray<Plain> | string => {
-  const out: Array<Plain> = []
-  const problem = statements(root, out)
-  if (problem !== undefined) return problem
-  // Everything between the leaves the walk accepted must be blank: nothing
-  // the grammar set aside (an extra, a skipped byte) may hold a command.
-  return coverageProblem(root, source) ?? out
-}
-
-const statements = (root: CommandReadings.SyntaxNode, out: Array<Plain>): string | undefined => {
-  // An explicit stack, children pushed in reverse: `a && b && …` nests one
-  // list per operator, and a long line must not exhaust the call stack.
-  const stack: Array<CommandReadings.SyntaxNode> = []
-  const pushChildren = (node: CommandReadings.SyntaxNode) => {
-    const children = node.children
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
-  }
-  pushChildren(root)
-  while (stack.length > 0) {
-    const child = stack.pop()!
-    switch (child.type) {
-      case "command": {
-        const plain = plainCommand(child, [])
-        if (typeof plain === "string") return plain
-        out.push(plain)
-        break
-      }
-      case "redirected_statement": {
-        const body = child.childForFieldName("body") ?? child.namedChildren[0]
-        if (body?.type !== "command") return describeConstruct(child)
-        const redirects = child.namedChildren.filter((c) => c.id !== body.id)
-        const plain = plainCommand(body, redirects)
-        if (typeof plain === "string") return plain
-        out.push(plain)
-        break
-      }
-      case "list":
-      case "pipeline":
-        pushChildren(child)
-        break
-      default:
-        if (!child.isNamed && separators.has(child.type)) break
-        return describeConstruct(child)
-    }
-  }
-  return undefined
-}
-
-const describeConstruct = (node: CommandReadings.SyntaxNode): string => {
-  switch (node.type) {
-    case "&":
-      return "it runs a command in the background"
-    case "|&":
-      return "it pipes standard error"
-    case "comment":
-      return "it holds a comment"
-    case "redirected_statement":
-    case "file_redirect":
-    case "heredoc_redirect":
-    case "herestring_redirect":
-      return "it redirects input or output"
-    case "variable_assignment":
-    case "declaration_command":
-      return "it assigns variables"
-    case "subshell":
-    case "compound_statement":
-      return "it groups commands"
-    case "function_definition":
-      return "it defines a function"
-    case "negated_command":
-      return "it negates a command"
-    default:
-      return `it uses shell syntax (${node.type.replace(/_/g, " ")}) that is not a plain command`
-  }
-}
-
-/**
- * Variables that only change a program's language, colours or mode, never
- * what runs or where it looks for code (`PATH`, `LD_PRELOAD`, `NODE_OPTIONS`
- * and the like are not here): a leading assignment of one of them keeps a
- * command plain, as the leading agents document it.
- */
-const safeVariables = new Set([
-  "NODE_ENV",
-  "RAILS_ENV",
-  "RACK_ENV",
-  "LANG",
-  "LANGUAGE",
-  "LC_ALL",
-  "LC_CTYPE",
-  "LC_MESSAGES",
-  "LC_COLLATE",
-  "LC_NUMERIC",
-  "LC_TIME",
-  "NO_COLOR",
-  "FORCE_COLOR",
-  "CLICOLOR",
-  "CI",
-  "TZ",
-  "TERM",
-  "COLUMNS",
-  "PYTHONUNBUFFERED",
-  "PYTHONDONTWRITEBYTECODE",
-  "RUST_BACKTRACE"
-])
-
-const globWord = /^[A-Za-z0-9_\-+=.,:/@%^*?]+$/
-
-const plainCommand = (
-  node: CommandReadings.SyntaxNode,
-  redirects: ReadonlyArray<CommandReadings.SyntaxNode>
-): Plain | string => {
-  const words: Array<string> = []
-  let globs = false
-  for (const child of node.children) {
-    if (child.type === "variable_assignment" && words.length === 0) {
-      const name = child.childForFieldName("name")?.text ?? ""
-      const value = child.childForFieldName("value")
-      if (!safeVariables.has(name) || (value !== null && literal(value) === undefined)) return "it assigns variables"
-      continue
-    }
-    const target = child.type === "command_name" ? child.firstChild : child
-    if (target === null || (child.type === "command_name" && child.childCount !== 1)) {
-      return "its command name is not a plain word"
-    }
-    if (child.type === "command_name" && reserved.has(target.text)) return "it uses a reserved word of the shell"
-    let value = literal(target)
-    if (value === undefined && target.type === "word" && words.length > 0 && globWord.test(target.text)) {
-      value = target.text
-      globs = true
-    }
-    if (value === undefined) return wordProblem(target)
-    words.push(value)
-  }
-  if (words.length === 0) return "it names no command"
-  const writes: Array<string> = []
-  const reads: Array<string> = []
-  for (const redirect of redirects) {
-    if (redirect.type !== "file_redirect") return describeConstruct(redirect)
-    const operator = redirect.children.find((c) => !c.isNamed)?.type
-    const destination = redirect.childForFieldName("destination") ?? redirect.namedChildren.at(-1)
-    if (destination === undefined || destination === null || operator === undefined) {
-      return "it redirects input or output"
-    }
-    // `2>&1`: one stream joins another; nothing is opened.
-    if ((operator === ">&" || operator === "<&") && /^[0-9]$/.test(destination.text)) continue
-    const target = literal(destination)
-    if (target === undefined) return "it redirects to a file whose name bash expands"
-    if (operator === "<") reads.push(target)
-    else if ([">", ">>", "&>", "&>>", ">|"].includes(operator)) writes.push(target)
-    else return "it redirects input or output"
-  }
-  return { words, writes, reads, globs }
-}
-
-const wordProblem = (node: CommandReadings.SyntaxNode): string => {
-  switch (node.type) {
-    case "simple_expansion":
-    case "expansion":
-      return "it expands a variable"
-    case "command_substitution":
-    case "process_substitution":
-      return "it substitutes the output of a command"
-    case "arithmetic_expansion":
-      return "it evaluates arithmetic"
-    case "ansi_c_string":
-      return "it uses ANSI-C quoting"
-    case "variable_assignment":
-      return "it assigns variables"
-    case "file_redirect":
-    case "herestring_redirect":
-    case "heredoc_redirect":
-      return "it redirects input or output"
-    case "word":
-    case "concatenation":
-      return "a word holds characters bash expands (globs, ~, braces, backslashes, #)"
-    case "string":
-      return "a double-quoted string expands or escapes something"
-    default:
-      return describeConstruct(node)
-  }
-}
-
-/** The value of a word that bash takes literally, or `undefined`. */
-const literal = (node: CommandReadings.SyntaxNode): string | undefined => {
-  switch (node.type) {
-    case "word":
-    case "number":
-      // A backslash outside quotes only makes the next character literal.
-      return escapedWord.test(node.text) ? node.text.replace(/\\(.)/g, "$1") : undefined
-    case "raw_string": {
-      const text = node.text
-      return text.length >= 2 && text.startsWith("'") && text.endsWith("'") && !text.slice(1, -1).includes("'")
-        ? text.slice(1, -1)
-        : undefined
-    }
-    case "string": {
-      let value = ""
-      for (const child of node.children) {
-        if (child.type === "\"") continue
-        if (child.type !== "string_content") return undefined
-        const text = child.text
-        // Inside double quotes a backslash escapes only $ ` " \ and newline;
-        // an unescaped $ or ` would expand.
-        if (/(?:^|[^\\])(?:\\\\)*[$`]/.test(text)) return undefined
-        value += text.replace(/\\([$`"\\])/g, "$1")
-      }
-      const text = node.text
-      return text.startsWith("\"") && text.endsWith("\"") ? value : undefined
-    }
-    case "concatenation": {
-      let value = ""
-      for (const child of node.children) {
-        const part = literal(child)
-        if (part === undefined) return undefined
-        value += part
-      }
-      return value
-    }
-    default:
-      return undefined
-  }
-}
-
-const leafTypes = new Set(["word", "number", "raw_string", "string"])
-
-const coverageProblem = (root: CommandReadings.SyntaxNode, source: string): string | undefined => {
-  let at = 0
-  const stack: Array<CommandReadings.SyntaxNode> = [root]
-  const leaves: Array<CommandReadings.SyntaxNode> = []
-  while (stack.length > 0) {
-    const node = stack.pop()!
-    if (leafTypes.has(node.type) || node.childCount === 0) {
-      leaves.push(node)
-      continue
-    }
-    const children = node.children
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
-  }
-  for (const leaf of leaves) {
-    if (leaf.startIndex < at || !/^[ \t\n]*$/.test(source.slice(at, leaf.startIndex))) {
-      return "it holds text the grammar set aside"
-    }
-    if (source.slice(leaf.startIndex, leaf.endIndex) !== leaf.text) return "it holds text the grammar set aside"
-    at = leaf.endIndex
-  }
-  return /^[ \t\n]*$/.test(source.slice(at)) ? undefined : "it holds text the grammar set aside"
-}
-
 /** Wrappers that change how a command runs, not what it is: an allow rule for the command covers them. */
 const transparent = new Set(["timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin"])
 
@@ -648,7 +360,7 @@ const launchers = new Set(["watch", "setsid", "ionice", "flock"])
 /** The word that stands for what a bare `xargs` appends: any prefix rule covers it, no exact rule does. */
 const fromInput = "<words read from input>"
 
-const commandOf = (parser: CommandReadings.Grammar, plain: Plain, depth: number): Command => {
+const commandOf = (parser: CommandReadings.Grammar, plain: SimpleLine.Plain, depth: number): Command => {
   const words = plain.words
   const stripped = CommandReadings.preliminary(words)
   const unwrapped = Wrappers.unwrap(stripped)

@@ -567,10 +567,21 @@ const splitFields = (value: string): ReadonlyArray<string> => {
 
 const unescapeUnquoted = (text: string): string => text.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1")
 
-const maxBraceFields = 64
+/**
+ * Brace expansion stops at this many fields: a word that reaches it may have more.
+ *
+ * @since 0.3.0
+ * @category readings
+ */
+export const maxBraceFields = 64
 
-/** Bash's brace expansion of an unquoted word (`{a,b}`, nested), bounded. */
-const braceExpand = (text: string): ReadonlyArray<string> => {
+/**
+ * Bash's brace expansion of an unquoted word (`{a,b}`, nested), bounded.
+ *
+ * @since 0.3.0
+ * @category readings
+ */
+export const braceExpand = (text: string): ReadonlyArray<string> => {
   // Past this, expansion would only repeat work: such a word is read as written.
   if (text.length > 1_000 || (text.match(/\{/g)?.length ?? 0) > 16) return [text]
   const out: Array<string> = []

@@ -965,7 +965,7 @@ export const unwrap = (words: ReadonlyArray<string>): Unwrapped => {
       return current
     }
     const taken = handler(current)
-    if (!guess) for (const doubt of taken.doubts) doubts.add(doubt)
+    if (!guess) { for (const doubt of taken.doubts) doubts.add(doubt) }
     if (taken.stdin) {
       mayReadStdinScript = true
       if (!guess) readsStdinScript = true

@@ -38,15 +38,10 @@ describe("CommandLine", () => {
         "echo $'a\\nb'",
         "ls &",
         "ls |& cat",
-        "(ls)",
-        "{ ls; }",
         "f() { ls; }",
         "! ls",
-        "ls # comment",
         "X=1 ls",
         "PATH=/tmp git status",
-        "cat <<EOF\nx\nEOF",
-        "cat <<< x",
         "echo x > $F",
         "ls\r#; rm -rf /",
         // To bash these are the commands `ls\r-la` and `status\r`: not what a rule for ls or git status names.
@@ -54,15 +49,36 @@ describe("CommandLine", () => {
         "git status\r",
         "ls \\\n-la",
         "ls ~",
-        "ls {a,b}",
         "ls a\\ b",
         "ls \u202eevil",
         "ls \u0007",
         "echo \"unterminated",
-        "if true; then ls; fi",
-        "ls; done"
+        "ls; done",
+        "(ls) &",
+        "{ ls; } > out",
+        "ls {1..3}",
+        "ls {a,b",
+        "cat <<EOF\n$x\nEOF",
+        "cat <<EOF\nx",
+        "cat <<< $x",
+        "for x; do ls; done",
+        "for x in $y; do ls; done",
+        "while ls; do cd x; done"
       ]
       for (const source of notSimple) assert.isFalse(CommandLine.isCertain(analyse(source)), JSON.stringify(source))
+      // Compounds of plain commands, literal braces, literal input and comments are simple.
+      for (
+        const source of [
+          "(ls)",
+          "{ ls; }",
+          "ls # comment",
+          "cat <<EOF\nx\nEOF",
+          "cat <<< x",
+          "ls {a,b}",
+          "if true; then ls; fi",
+          "for x in a b; do ls $x; done"
+        ]
+      ) assert.isTrue(CommandLine.isCertain(analyse(source)), JSON.stringify(source))
       // Known-safe variables and /dev/null redirections keep a line simple; globs are recorded.
       assert.isTrue(CommandLine.isCertain(analyse("NODE_ENV=test npm test 2>/dev/null")))
       assert.deepStrictEqual(analyse("npm test > out.txt 2>&1").commands[0]!.writes, ["out.txt"])
@@ -197,18 +213,25 @@ describe("CommandLine", () => {
     FastCheck.array(FastCheck.stringMatching(/^[a-z0-9._/-]{1,6}$/), { maxLength: 3 })
   ).map(([head, rest]) => [head, ...rest])
 
-  it.effect.prop("a command hidden in a substitution or group is a reading, and the line is not simple", [
-    simple,
-    plain,
-    FastCheck.constantFrom("$(%)", "`%`", "(%)", "\"$(%)\"", "<(%)", "{ %; }")
-  ], ([outer, inner, wrap]) =>
-    withParser((analyse) => {
-      const hidden = wrap.replace("%", CommandLine.print(inner))
-      const source = wrap.startsWith("(") || wrap.startsWith("{")
-        ? `${CommandLine.print(outer)} && ${hidden}`
-        : `${CommandLine.print(outer)} ${hidden}`
-      const analysis = analyse(source)
-      assert.include(keys(analysis.readings), key(inner))
-      assert.isFalse(CommandLine.isCertain(analysis))
-    }))
+  it.effect.prop(
+    "a command in a substitution is a reading and the line is not simple; in a group, one of its commands",
+    [
+      simple,
+      plain,
+      FastCheck.constantFrom("$(%)", "`%`", "(%)", "\"$(%)\"", "<(%)", "{ %; }")
+    ],
+    ([outer, inner, wrap]) =>
+      withParser((analyse) => {
+        const hidden = wrap.replace("%", CommandLine.print(inner))
+        const source = wrap.startsWith("(") || wrap.startsWith("{")
+          ? `${CommandLine.print(outer)} && ${hidden}`
+          : `${CommandLine.print(outer)} ${hidden}`
+        const analysis = analyse(source)
+        assert.include(keys(analysis.readings), key(inner))
+        if (wrap.startsWith("(") || wrap.startsWith("{")) {
+          assert.isTrue(CommandLine.isCertain(analysis))
+          assert.include(analysis.commands.map((command) => key(command.words)), key(inner))
+        } else assert.isFalse(CommandLine.isCertain(analysis))
+      })
+  )
 })

@@ -83,8 +83,10 @@ describe("issue 21: readings through programs the engine does not know", () => {
       ])
       assert.isFalse(got.some((line) => line.startsWith("deny")), got.join("\n"))
       // An unknown program is a command an allow rule must name: `Bash(ls:*)` does not allow `taskset 0x1 ls`.
-      const subject = yield* engineWith({ allow: ["Bash(taskset:*)"], deny: [], mode: "default" }, () =>
-        Approver.deny("no"))
+      const subject = yield* engineWith(
+        { allow: ["Bash(taskset:*)"], deny: [], mode: "default" },
+        () => Approver.deny("no")
+      )
       assert.strictEqual(yield* outcomeOf(subject, command("taskset 0x1 ls")), "allow:rule")
       const lsOnly = yield* engineWith({ allow: ["Bash(ls:*)"], deny: [], mode: "default" }, () => Approver.deny("no"))
       assert.strictEqual(yield* outcomeOf(lsOnly, command("taskset 0x1 ls")), "ask")
@@ -222,21 +224,24 @@ describe("issue 21: compound lines of allowed commands with literal words", () =
       )
     }))
 
-  it.effect.skipIf(unavailable !== undefined)("bash runs only allowed commands for each, and exactly those read", () =>
-    Effect.gen(function*() {
-      // `while ls` never ends under stubs that always succeed: the watchdog would cut it.
-      const results = yield* BashOracle.run(harmless.filter((line) => !line.startsWith("while")), { parallel: 1 })
-      const service = yield* CommandLine.make
-      for (const result of results) {
-        const analysis = service.analyse(result.line)
-        const read = new Set(analysis.commands.flatMap((c) => c.covers.map((words) => JSON.stringify(words))))
-        for (const exec of result.execs) {
-          if (exec.transparent) continue
-          assert.isTrue(
-            read.has(JSON.stringify(exec.argv)),
-            `${JSON.stringify(result.line)} started ${JSON.stringify(exec.argv)}, not among ${[...read].join(", ")}`
-          )
+  it.effect.skipIf(unavailable !== undefined)(
+    "bash runs only allowed commands for each, and exactly those read",
+    () =>
+      Effect.gen(function*() {
+        // `while ls` never ends under stubs that always succeed: the watchdog would cut it.
+        const results = yield* BashOracle.run(harmless.filter((line) => !line.startsWith("while")), { parallel: 1 })
+        const service = yield* CommandLine.make
+        for (const result of results) {
+          const analysis = service.analyse(result.line)
+          const read = new Set(analysis.commands.flatMap((c) => c.covers.map((words) => JSON.stringify(words))))
+          for (const exec of result.execs) {
+            if (exec.transparent) continue
+            assert.isTrue(
+              read.has(JSON.stringify(exec.argv)),
+              `${JSON.stringify(result.line)} started ${JSON.stringify(exec.argv)}, not among ${[...read].join(", ")}`
+            )
+          }
         }
-      }
-    }))
+      })
+  )
 })

@@ -12,7 +12,9 @@ const inner = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
 
 /** The guesses: what a program the engine does not know might run. */
 const guesses = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
-  unwrapped.readings.flatMap((reading) => reading.guess === true && reading._tag === "Words" ? [reading.words.join(" ")] : [])
+  unwrapped.readings.flatMap((reading) =>
+    reading.guess === true && reading._tag === "Words" ? [reading.words.join(" ")] : []
+  )
 
 const scripts = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
   unwrapped.readings.flatMap((reading) => reading._tag === "Script" ? [reading.script] : [])
@@ -394,7 +396,12 @@ describe("Wrappers.unwrap", () => {
     for (const line of ["git rm x", "echo rm", "man rm", "type rm", "npm test rm", "grep rm ."]) {
       assert.deepStrictEqual(guesses(Wrappers.unwrap(split(line))), [], line)
     }
-    assert.deepStrictEqual(guesses(Wrappers.unwrap(split("git bisect run rm x"))), ["bisect run rm x", "run rm x", "rm x", "x"])
+    assert.deepStrictEqual(guesses(Wrappers.unwrap(split("git bisect run rm x"))), [
+      "bisect run rm x",
+      "run rm x",
+      "rm x",
+      "x"
+    ])
     assert.deepStrictEqual(guesses(Wrappers.unwrap(split("npm exec -- rm x"))), ["exec -- rm x", "rm x", "x"])
   })
 
