@@ -58,16 +58,15 @@ const build = (root: string, policy: Layer.Layer<Policy.Policy>, tools: Readonly
     )
   )
 
+const engine = (root: string, rules: Rules) =>
+  Engine.layer({ workspaceRoot: root, deny: rules.deny ?? [], ask: rules.ask ?? [] }).pipe(
+    Layer.provide([Approver.layerHeadless, Redactor.layerDefault, NodeContext.layer]),
+    Layer.orDie
+  )
+
 /** The runtime over `root` governed by the real permission engine with these rules. */
 const engineRuntime = (root: string, rules: Rules, tools: ReadonlyArray<Tool.Any> = FileTools.all()) =>
-  build(
-    root,
-    Engine.layer({ workspaceRoot: root, deny: rules.deny ?? [], ask: rules.ask ?? [] }).pipe(
-      Layer.provide([Approver.layerHeadless, Redactor.layerDefault, NodeContext.layer]),
-      Layer.orDie
-    ),
-    tools
-  )
+  build(root, engine(root, rules), tools)
 
 /**
  * A policy that lets every call run and refuses paths under `prefix` only
@@ -274,14 +273,7 @@ describe("no refused file ever shows (property)", () => {
         const deny = rulePool.filter((_, i) => rules[i] === 1)
         const ask = rulePool.filter((_, i) => rules[i] === 2)
         const runtime = yield* engineRuntime(root, { deny, ask })
-        const policy = yield* Policy.Policy.pipe(
-          Effect.provide(
-            Engine.layer({ workspaceRoot: root, deny, ask }).pipe(
-              Layer.provide([Approver.layerHeadless, Redactor.layerDefault]),
-              Layer.orDie
-            )
-          )
-        )
+        const policy = yield* Policy.Policy.pipe(Effect.provide(engine(root, { deny, ask })))
         const refused = layout.filter((file) => policy.checkPath("read_file", NodePath.join(root, file.path), "read"))
         for (const [i, spec] of calls.entries()) {
           const named = spec.name === "read_file" ? layout[spec.file % layout.length]!.path : ""
