@@ -7,7 +7,9 @@
  *                "writablePaths": ["~/.cache/pip"],
  *                "denyRead": ["secrets/"],
  *                "network": { "allowedDomains": ["registry.npmjs.org", "*.github.com"] },
- *                "fallback": "refuse" } }
+ *                "fallback": "refuse",
+ *                "environment": { "inherit": "core", "exclude": ["MY_*"] },
+ *                "writableGitMetadata": false } }
  * ```
  *
  * A repository's settings must not loosen the user's sandbox, so a project
@@ -15,7 +17,17 @@
  * more closed than the user's (an allowlist narrows to the rules both
  * files list). What only widens is refused there with an error naming the
  * field: `danger-full-access`, `writablePaths`, `fallback: "unconfined"`,
- * `allowUnsandboxedCommands: true`, and a network wider than the user's.
+ * `allowUnsandboxedCommands: true`, `writableGitMetadata: true`, a network
+ * wider than the user's, and an `environment` with `set` or `allow`.
+ *
+ * `environment` is the policy of {@link Environment}. A project's
+ * `inherit` counts where it is stricter, its excludes add to the user's,
+ * its `includeOnly` is intersected with the user's. It cannot `set` a
+ * variable at all: a value set for a command is trusted like the user's
+ * own, and `LD_PRELOAD`, `BASH_ENV`, `GIT_SSH_COMMAND` or `PATH` would run
+ * the repository's code in every command (and outside the sandbox in
+ * `danger-full-access`); telling harmless names from those is a list that
+ * could never be complete. Nor can it `allow` a secret through.
  *
  * Unknown keys are errors, so a typo cannot silently drop a restriction;
  * `autoAllowSandboxedCommands` belongs to the permission engine
@@ -31,6 +43,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
+import * as Environment from "./Environment.js"
 import * as Sandbox from "./Sandbox.js"
 
 const Strings = Schema.Array(Schema.String)
@@ -62,6 +75,8 @@ export const Section = Schema.Struct({
   ),
   fallback: Schema.optionalWith(Schema.Literal("refuse", "unconfined"), { exact: true }),
   allowUnsandboxedCommands: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  environment: Schema.optionalWith(Environment.PolicySchema, { exact: true }),
+  writableGitMetadata: Schema.optionalWith(Schema.Boolean, { exact: true }),
   /** The permission engine's key: read there, not here. */
   autoAllowSandboxedCommands: Schema.optionalWith(Schema.Unknown, { exact: true })
 }).annotations({ identifier: "SandboxSettings" })
@@ -79,6 +94,10 @@ export interface Settings {
   readonly network: Sandbox.Network | undefined
   readonly fallback: Sandbox.Fallback | undefined
   readonly allowUnsandboxedCommands: boolean
+  /** The environment policy; `undefined`: the default. */
+  readonly environment: Environment.Policy | undefined
+  /** `true` only from the user's file (see `Sandbox.Config.writableGitMetadata`). */
+  readonly writableGitMetadata: boolean | undefined
   /** The files read, lowest precedence first: denied to commands. */
   readonly sources: ReadonlyArray<string>
 }
@@ -94,6 +113,8 @@ export const empty: Settings = {
   network: undefined,
   fallback: undefined,
   allowUnsandboxedCommands: false,
+  environment: undefined,
+  writableGitMetadata: undefined,
   sources: []
 }
 
@@ -160,9 +181,11 @@ export const decode = (file: string, text: string, level: Level): Either.Either<
         // A union reports once per member it tried: one issue per field is enough.
         issues: ParseResult.ArrayFormatter.formatErrorSync(section.left).map((issue) => ({
           field: fieldOf(issue.path),
-          expected: issue._tag === "Unexpected"
-            ? "is not a sandbox setting (expected policy, writablePaths, denyRead, network, fallback or allowUnsandboxedCommands)"
-            : issue.message
+          expected: issue._tag !== "Unexpected"
+            ? issue.message
+            : issue.path[0] === "environment" && issue.path.length === 2
+            ? "is not an environment setting (expected inherit, exclude, allow, includeOnly or set)"
+            : "is not a sandbox setting (expected policy, writablePaths, denyRead, network, fallback, allowUnsandboxedCommands, environment or writableGitMetadata)"
         })).filter((issue, i, all) => all.findIndex((other) => other.field === issue.field) === i)
       })
     )
@@ -176,6 +199,9 @@ export const decode = (file: string, text: string, level: Level): Either.Either<
     if (s.writablePaths !== undefined && s.writablePaths.length > 0) userOnly("writablePaths", "writable paths")
     if (s.fallback === "unconfined") userOnly("fallback", "running unconfined")
     if (s.allowUnsandboxedCommands === true) userOnly("allowUnsandboxedCommands", "commands outside the sandbox")
+    if (s.writableGitMetadata === true) userOnly("writableGitMetadata", "writable git hooks and configuration")
+    if (s.environment?.set !== undefined) userOnly("environment.set", "variables set for commands")
+    if (s.environment?.allow !== undefined) userOnly("environment.allow", "variables let through the default excludes")
     if (widening.length > 0) return Either.left(new SettingsError({ file, issues: widening }))
   }
   return Either.right({
@@ -185,6 +211,8 @@ export const decode = (file: string, text: string, level: Level): Either.Either<
     network: networkOf(s.network),
     fallback: s.fallback,
     allowUnsandboxedCommands: s.allowUnsandboxedCommands ?? false,
+    environment: s.environment,
+    writableGitMetadata: s.writableGitMetadata,
     sources: [file]
   })
 }
@@ -248,6 +276,12 @@ export const merge = (
     network,
     fallback: project.fallback === "refuse" ? "refuse" : user.fallback,
     allowUnsandboxedCommands: user.allowUnsandboxedCommands && project.allowUnsandboxedCommands !== false,
+    environment: Environment.tighten(user.environment, project.environment),
+    writableGitMetadata: user.writableGitMetadata === true && project.writableGitMetadata !== false
+      ? true
+      : user.writableGitMetadata === undefined && project.writableGitMetadata === undefined
+      ? undefined
+      : false,
     sources: [...user.sources, ...project.sources]
   }))
 
@@ -298,12 +332,17 @@ export const load = (
  */
 export const toConfig = (
   settings: Settings,
-  options: Omit<Sandbox.Config, "policy" | "writablePaths" | "network" | "fallback">
+  options: Omit<
+    Sandbox.Config,
+    "policy" | "writablePaths" | "network" | "fallback" | "environment" | "writableGitMetadata"
+  >
 ): Sandbox.Config => ({
   ...options,
   policy: settings.policy,
   writablePaths: settings.writablePaths,
   denyRead: [...(options.denyRead ?? []), ...settings.denyRead, ...settings.sources],
   network: settings.network,
-  fallback: settings.fallback
+  fallback: settings.fallback,
+  environment: settings.environment,
+  writableGitMetadata: settings.writableGitMetadata
 })

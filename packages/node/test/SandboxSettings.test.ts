@@ -34,7 +34,9 @@ describe("SandboxSettings", () => {
       network: { allowedDomains: ["*.npmjs.org"] },
       fallback: "unconfined",
       allowUnsandboxedCommands: true,
-      autoAllowSandboxedCommands: true
+      autoAllowSandboxedCommands: true,
+      environment: { inherit: "core", exclude: ["MY_*"], allow: ["GH_TOKEN"], includeOnly: ["*"], set: { A: "b" } },
+      writableGitMetadata: true
     }))
     assert.deepStrictEqual(settings, {
       policy: "read-only",
@@ -43,6 +45,8 @@ describe("SandboxSettings", () => {
       network: { _tag: "Allowlist", allowedDomains: ["*.npmjs.org"], deniedDomains: [] },
       fallback: "unconfined",
       allowUnsandboxedCommands: true,
+      environment: { inherit: "core", exclude: ["MY_*"], allow: ["GH_TOKEN"], includeOnly: ["*"], set: { A: "b" } },
+      writableGitMetadata: true,
       sources: ["user.json"]
     })
     assert.deepStrictEqual(right(SandboxSettings.decode("f.json", "{\"model\": \"x\"}", "user")), {
@@ -55,6 +59,12 @@ describe("SandboxSettings", () => {
     assert.deepStrictEqual(issuesOf(decode({ polcy: "read-only" })).map((issue) => issue.field), ["sandbox.polcy"])
     const issues = issuesOf(decode({ policy: "wide-open", network: { allowedDomains: "npmjs.org" } }))
     assert.deepStrictEqual(issues.map((issue) => issue.field).sort(), ["sandbox.network", "sandbox.policy"])
+    const environment = issuesOf(decode({ environment: { inherits: "core", exclude: "MY_*" } }))
+    assert.deepStrictEqual(environment.map((issue) => issue.field).sort(), [
+      "sandbox.environment.exclude",
+      "sandbox.environment.inherits"
+    ])
+    assert.include(environment.find((issue) => issue.field.endsWith("inherits"))?.expected, "inherit, exclude")
     assert.deepStrictEqual(issuesOf(SandboxSettings.decode("f.json", "{ nope", "user")), [
       { field: "(file)", expected: "expected a JSON object" }
     ])
@@ -65,13 +75,18 @@ describe("SandboxSettings", () => {
       policy: "danger-full-access",
       writablePaths: ["/"],
       fallback: "unconfined",
-      allowUnsandboxedCommands: true
+      allowUnsandboxedCommands: true,
+      writableGitMetadata: true,
+      environment: { set: { LD_PRELOAD: "/ws/evil.so" }, allow: ["*"] }
     }, "project"))
     assert.deepStrictEqual(issues.map((issue) => issue.field), [
       "sandbox.policy",
       "sandbox.writablePaths",
       "sandbox.fallback",
-      "sandbox.allowUnsandboxedCommands"
+      "sandbox.allowUnsandboxedCommands",
+      "sandbox.writableGitMetadata",
+      "sandbox.environment.set",
+      "sandbox.environment.allow"
     ])
     for (const issue of issues) assert.include(issue.expected, "only be set in the user's settings")
     const network = SandboxSettings.merge(SandboxSettings.empty, right(decode({ network: "on" }, "project")))
@@ -92,6 +107,31 @@ describe("SandboxSettings", () => {
     })
     assert.deepStrictEqual(merged.denyRead, ["x", "y"])
     assert.deepStrictEqual(merged.sources, ["user.json", "project.json"])
+  })
+
+  it("merging the environment: the project's inherit counts where stricter, excludes add, includeOnly intersects", () => {
+    const user = right(decode({ environment: { inherit: "all", set: { K: "v" }, includeOnly: ["PATH", "HOME"] } }))
+    const project = right(
+      decode({ environment: { inherit: "core", exclude: ["X_*"], includeOnly: ["PATH"] } }, "project")
+    )
+    assert.deepStrictEqual(right(SandboxSettings.merge(user, project)).environment, {
+      inherit: "core",
+      exclude: ["X_*"],
+      includeOnly: ["PATH"],
+      set: { K: "v" }
+    })
+    const looser = right(decode({ environment: { inherit: "all" } }, "project"))
+    const strict = right(decode({ environment: { inherit: "none" } }))
+    assert.strictEqual(right(SandboxSettings.merge(strict, looser)).environment?.inherit, "none")
+    const git = right(decode({ writableGitMetadata: true }))
+    assert.isTrue(right(SandboxSettings.merge(git, SandboxSettings.empty)).writableGitMetadata)
+    assert.isFalse(
+      right(SandboxSettings.merge(git, right(decode({ writableGitMetadata: false }, "project")))).writableGitMetadata
+    )
+    assert.strictEqual(
+      SandboxSettings.toConfig(right(SandboxSettings.merge(user, project)), { workspace: "/w" }).environment?.inherit,
+      "core"
+    )
   })
 
   const policy = FastCheck.constantFrom<Sandbox.Policy | undefined>(
