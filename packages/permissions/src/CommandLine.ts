@@ -6,20 +6,24 @@
  * Two questions are asked of a line, and they get different answers on
  * purpose:
  *
- * - **May an allow rule decide it?** Only when the line is provably simple:
- *   plain commands of literal words (quoted literals are fine) joined by
- *   `&&`, `||`, `;`, `|` or newlines. Anything else (an expansion or
- *   substitution, a redirection, a here-document, arithmetic, ANSI-C
- *   quoting, a glob, a comment, a control character such as CR, a
- *   backslash-newline, a parse error) is not, and neither is a command a
- *   wrapper runs in a way its words do not show (`Wrappers`). This is the
+ * - **May an allow rule decide it?** Only when the line is provably simple
+ *   (`SimpleLine`): plain commands of literal words (quoted literals are
+ *   fine) joined by `&&`, `||`, `;`, `|` or newlines, or grouped in the
+ *   compound forms whose commands are as plain (subshells, `{ }`, `if`,
+ *   loops over literal words, literal braces, here-strings and
+ *   here-documents, comments). Anything else (an expansion or substitution
+ *   the line does not fix, a redirection, arithmetic, ANSI-C quoting, a
+ *   glob, a control character such as CR, a backslash-newline, a parse
+ *   error) is not, and neither is a command a wrapper runs in a way its
+ *   words do not show (`Wrappers`). This is the
  *   check Codex makes on its tree-sitter parse before calling a command
  *   known-safe. Where the grammar and bash could read the same bytes
  *   differently (bash takes CR as part of a word, tree-sitter as a blank),
  *   the line is refused rather than guessed at.
  * - **Which commands could it run?** Every reading, for deny and ask rules
  *   (`CommandReadings`: every command in the tree, words evaluated as far as
- *   the line tells, wrappers unwrapped, scripts a shell reads), and the line
+ *   the line tells, wrappers unwrapped, what a program the engine does not
+ *   know might run, scripts a shell reads), and the line
  *   read again as bash would where the grammar differs (CR as a word
  *   character, joined backslash-newlines). A deny rule matching any reading
  *   denies.

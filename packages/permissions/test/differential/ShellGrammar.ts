@@ -7,6 +7,9 @@
  *
  * A good share of the lines are plain ones the engine should allow
  * (`ls -la src && git status`): a run where nothing is allowed proves nothing.
+ * Compound lines (groups, conditions, loops whose variable fills words,
+ * brace words, here-strings, here-documents, comments) test the forms an
+ * allow rule may decide since issue 21, beside the ones it may not.
  */
 import * as FastCheck from "effect/FastCheck"
 
@@ -375,6 +378,79 @@ export const allowedLine: Arb<string> = tuple(
   FastCheck.array(tuple(constantFrom(" && ", " || ", "; ", " | ", "\n"), allowedCommand), { maxLength: 2 })
 ).map(([first, rest]) => first + rest.map(([s, c]) => s + c).join(""))
 
+/** A word an allowed command may take that only brace expansion or a loop variable makes literal, or not. */
+const compoundWord: Arb<string> = oneof(
+  { weight: 3, arbitrary: plainWord },
+  {
+    weight: 2,
+    arbitrary: constantFrom("{a,b}", "src/{a,b}.ts", "x{1,2}y", "{a,{b,c}}", "{1..3}", "{a,b}$X", "{,}", "{a}", "a{b,c")
+  },
+  { weight: 3, arbitrary: constantFrom("$x", "\"$x\"", "${x}", "$x.md", "\"a$x\"", "$y", "'$x'") }
+)
+
+/** A command inside a compound: allowed or not, with words a loop variable may fill. */
+const compoundCommand: Arb<string> = oneof(
+  { weight: 4, arbitrary: allowedCommand },
+  { weight: 1, arbitrary: dangerousCommand },
+  {
+    weight: 4,
+    arbitrary: tuple(
+      constantFrom("ls", "echo", "cat", "grep", "git status", "npm test", "rm", "$x", "curl"),
+      FastCheck.array(compoundWord, { maxLength: 3 })
+    ).map(([head, words]) => join([head, ...words]))
+  },
+  {
+    weight: 2,
+    arbitrary: tuple(
+      allowedCommand,
+      constantFrom("<<< hi", "<<< 'a b'", "<<< $x", "<<< \"$(rm -rf /)\"", "# c", "#x", "# $(rm -rf /)")
+    ).map(([c, tail]) => `${c} ${tail}`)
+  },
+  { weight: 1, arbitrary: constantFrom("unset x", "read x <<< rm", "x=rm", "cd src", "cd /", "PATH=/tmp") }
+)
+
+/** Loop words: literal, or what bash expands into something else. */
+const loopWords: Arb<string> = FastCheck.array(
+  constantFrom("a", "b", "src", "rm", "-rf", "/", "'a b'", "'*'", "{a,b}", "$X", "$(rm -rf /)", "\"x\""),
+  { minLength: 1, maxLength: 3 }
+).map((words) => words.join(" "))
+
+/** Compound commands (groups, conditions, loops, here-documents) around commands allowed or not. */
+export const compoundLine: Arb<string> = FastCheck.letrec<{ block: string }>((tie) => ({
+  block: oneof(
+    { depthSize: "small", withCrossShrink: true },
+    { weight: 4, arbitrary: compoundCommand },
+    { weight: 1, arbitrary: tie("block").map((b) => `( ${b} )`) },
+    { weight: 1, arbitrary: tie("block").map((b) => `{ ${b}; }`) },
+    { weight: 1, arbitrary: tuple(tie("block"), tie("block")).map(([a, b]) => `if ${a}; then ${b}; fi`) },
+    {
+      weight: 1,
+      arbitrary: tuple(tie("block"), tie("block"), tie("block")).map(([a, b, c]) => `if ${a}; then ${b}; else ${c}; fi`)
+    },
+    { weight: 1, arbitrary: tuple(tie("block"), tie("block")).map(([a, b]) => `until ${a}; do ${b}; done`) },
+    // `test -z x` is a builtin that fails: the loop ends at once under stubs that always succeed.
+    { weight: 1, arbitrary: tie("block").map((b) => `while test -z x; do ${b}; done`) },
+    {
+      weight: 3,
+      arbitrary: tuple(constantFrom("x", "x", "y", "PATH", "IFS"), loopWords, tie("block")).map(([v, w, b]) =>
+        `for ${v} in ${w}; do ${b}; done`
+      )
+    },
+    {
+      weight: 1,
+      arbitrary: tuple(
+        allowedCommand,
+        constantFrom("EOF", "'EOF'", "\"EOF\"", "-EOF", "-'EOF'"),
+        constantFrom("hello world", "$(rm -rf /)", "`rm -rf /`", "$x", "a \\$x", "EOFX", "\tEOF x")
+      ).map(([c, d, body]) => `${c} <<${d}\n${body}\n${d.startsWith("-") ? "\t" : ""}EOF`)
+    }
+  )
+})).block.chain((first) =>
+  FastCheck.array(tuple(constantFrom(" && ", " || ", "; ", " | ", "\n"), compoundCommand), { maxLength: 1 }).map((
+    rest
+  ) => first + rest.map(([s, c]) => s + c).join(""))
+)
+
 /** Any line: a sequence of commands, here-documents, evasions and noise. */
 export const commandLine: Arb<string> = oneof(
   { weight: 6, arbitrary: allowedLine },
@@ -386,6 +462,7 @@ export const commandLine: Arb<string> = oneof(
     ).map(([first, rest]) => first + rest.map(([s, c]) => s + c).join(""))
   },
   { weight: 1, arbitrary: constantFrom(...knownEvasions) },
+  { weight: 4, arbitrary: compoundLine },
   { weight: 3, arbitrary: withNoise(oneof(allowedLine, constantFrom(...knownEvasions), command)) },
   { weight: 1, arbitrary: FastCheck.array(noiseChar, { maxLength: 20 }).map((cs) => cs.join("")) }
 ).filter((line) => !line.includes("\0"))
