@@ -57,6 +57,8 @@ const oneLine = (f: Fixture, extra: Partial<NodeTools.Options> = {}) =>
     NodeTools.layer({ root: f.root, sandbox: { home: f.home }, ...extra }).pipe(Layer.provide(NodeContext.layer))
   )
 
+const yesToEverything = Layer.succeed(Approver.Approver, { ask: () => Effect.succeed(Approver.allowOnce) })
+
 const bash = (id: string, command: string): ToolCall.Input => ({ id, name: "bash", input: { command } })
 
 const texts = (results: ReadonlyArray<ToolResult.ToolResult>) => results.map((r) => ToolResult.text(r))
@@ -65,12 +67,15 @@ describe("NodeTools.layer", () => {
   it.scopedLive("confines every command by default: the ten escapes of the hand-made composition give none", () =>
     Effect.gen(function*() {
       const f = fixture()
-      const runtime = yield* oneLine(f)
+      // A person who approves everything: what stops each probe must be the sandbox, not a question.
+      const runtime = yield* oneLine(f, { approver: yesToEverything })
       const server = NodeNet.createServer((socket) => socket.end(`${MARKER}-net\n`))
       yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
       yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
       const port = (server.address() as NodeNet.AddressInfo).port
       const daemon = `tool-runtime-daemon-${NodePath.basename(f.base)}`
+      NodeChild.execFileSync("git", ["init", "-q", f.root])
+      const config = NodeFs.readFileSync(NodePath.join(f.root, ".git", "config"), "utf8")
       const probes = [
         bash("ssh", `cat ${f.home}/.ssh/id_ed25519`),
         bash("aws", `cat ${f.home}/.aws/credentials`),
@@ -84,7 +89,11 @@ describe("NodeTools.layer", () => {
         bash("ps", `cat /proc/*/cmdline 2>/dev/null | tr '\\0' ' '; echo; ls /proc | grep -c '^[0-9]'`),
         bash("daemon", `setsid bash -c 'exec -a ${daemon} sleep 300' > /dev/null 2>&1 < /dev/null &`),
         bash("env", "printenv TOOL_RUNTIME_TEST_PASSWORD; printenv ANTHROPIC_API_KEY; true"),
-        bash("hook", "git init -q && printf '#!/bin/sh\\necho hooked\\n' > .git/hooks/pre-commit")
+        // Through an interpreter: the permission engine cannot see the write, only the sandbox stops it.
+        bash(
+          "hook",
+          "python3 -c \"open('.git/hooks/pre-commit', 'w').write('#!/bin/sh\\\\necho hooked')\"; python3 -c \"open('.git/config', 'a').write('[core]\\\\nhooksPath = /tmp')\""
+        )
       ]
       const env = { TOOL_RUNTIME_TEST_PASSWORD: `${MARKER}-env`, ANTHROPIC_API_KEY: `${MARKER}-key` }
       const before = { ...process.env }
@@ -114,9 +123,15 @@ describe("NodeTools.layer", () => {
       if (NodeFs.existsSync(hook) && NodeFs.readFileSync(hook, "utf8").includes("hooked")) {
         escapes.push("hook: a git hook was planted")
       }
+      if (NodeFs.readFileSync(NodePath.join(f.root, ".git", "config"), "utf8") !== config) {
+        escapes.push("hook: the repository's config changed")
+      }
       assert.deepStrictEqual(escapes, [])
-      // Every result says how it ran.
-      for (const result of results) assert.include(result.meta.sandbox ?? "", "workspace-write (bubblewrap)")
+      // Each probe ran (no permission rule stopped it: the sandbox did), and its result says how.
+      for (const [i, result] of results.entries()) {
+        assert.include(result.meta.sandbox ?? "", "workspace-write (bubblewrap)", `${probes[i]!.id}: ${ToolResult.text(result)}`)
+      }
+      assert.include(ToolResult.text(results[8]!), "withheld")
     }))
 
   it.scopedLive("a write inside the workspace lands, and git init, add and commit work confined", () =>
@@ -147,7 +162,7 @@ describe("NodeTools.layer", () => {
       // A person who approves everything: even an approved command must not read the file.
       const runtime = yield* oneLine(f, {
         settings: { project: settings },
-        approver: Layer.succeed(Approver.Approver, { ask: () => Effect.succeed(Approver.allowOnce) })
+        approver: yesToEverything
       })
       const probes: ReadonlyArray<ToolCall.Input> = [
         { id: "r1", name: "read_file", input: { path: "secret/x" } },
