@@ -217,7 +217,7 @@ const runtimeFor = (ws: Workspace, mode: Mode.Mode) =>
   Effect.gen(function*() {
     const approver = yield* Approver.makeScripted(() => Approver.deny("the person said no"))
     const policy = Engine.layer({ workspaceRoot: ws.root, homeDirectory: ws.home, mode, ...rules }).pipe(
-      Layer.provide([Layer.succeed(Approver.Approver, approver.service), Redactor.layerDefault])
+      Layer.provide([Layer.succeed(Approver.Approver, approver.service), Redactor.layerDefault, NodeFileSystem.layer])
     )
     const tools = [ShellTool.make({ root: ws.root, sandbox: "unconfined" }), ...FileTools.all()] as const
     const store = ArtifactStore.layerMemory()
