@@ -20,6 +20,21 @@
  * command starts cannot be masked; where it lies inside a writable tree a
  * command could create it.
  *
+ * The permission engine's deny rules are mirrored too
+ * (`denyReadMatching`, `denyWriteMatching`, see {@link PathMask}): at each
+ * command's start the paths they cover are masked, or bound read-only, and
+ * a rule that covers a tree too large to walk refuses the command instead
+ * of running it half masked. The hooks and configuration of the git
+ * repositories in the writable trees are read-only (see
+ * `GitMetadata`), so a confined command can commit but cannot plant what
+ * the user's own git would run later. The directories between a writable
+ * root and anything protected inside it are mount points, so that none of
+ * it can be moved aside and replaced.
+ *
+ * The runner gives each command only the environment variables
+ * `environment` allows (see {@link Environment}; by default all but the
+ * secrets), and each result counts what was withheld.
+ *
  * The network is `off` (a network namespace of its own: only its own
  * loopback), `on`, or limited to an allowlist of domains: the namespace is
  * still private, and a proxy the runtime runs (see {@link NetworkProxy})
@@ -58,9 +73,9 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import type * as Environment from "./Environment.js"
-import * as GitMetadata from "./GitMetadata.js"
 import * as NetworkProxy from "./NetworkProxy.js"
-import * as PathMask from "./PathMask.js"
+import * as SandboxLayout from "./SandboxLayout.js"
+import * as SeccompFilter from "./SeccompFilter.js"
 
 // ---------------------------------------------------------------------------
 // models
@@ -70,13 +85,13 @@ import * as PathMask from "./PathMask.js"
  * @since 0.3.0
  * @category models
  */
-export const Policy = Schema.Literal("read-only", "workspace-write", "danger-full-access")
+export const Policy = SandboxLayout.Policy
 
 /**
  * @since 0.3.0
  * @category models
  */
-export type Policy = typeof Policy.Type
+export type Policy = SandboxLayout.Policy
 
 /**
  * How strict each policy is, for merging: the stricter one wins.
@@ -84,24 +99,13 @@ export type Policy = typeof Policy.Type
  * @since 0.3.0
  * @category models
  */
-export const strictness: Readonly<Record<Policy, number>> = {
-  "read-only": 2,
-  "workspace-write": 1,
-  "danger-full-access": 0
-}
+export const strictness = SandboxLayout.strictness
 
 /**
  * @since 0.3.0
  * @category models
  */
-export type Network =
-  | { readonly _tag: "Off" }
-  | { readonly _tag: "On" }
-  | {
-    readonly _tag: "Allowlist"
-    readonly allowedDomains: ReadonlyArray<string>
-    readonly deniedDomains: ReadonlyArray<string>
-  }
+export type Network = SandboxLayout.Network
 
 /**
  * @since 0.3.0
@@ -113,25 +117,11 @@ export type Fallback = "refuse" | "unconfined"
  * @since 0.3.0
  * @category models
  */
-export interface Config {
-  /** The workspace root: writable under `workspace-write`. */
-  readonly workspace: string
-  /** Default `workspace-write`. */
-  readonly policy?: Policy | undefined
-  /** Writable beside the workspace under `workspace-write` (caches, a second checkout). */
-  readonly writablePaths?: ReadonlyArray<string> | undefined
-  /** Masked for reading, added to {@link defaultDenyRead}. */
-  readonly denyRead?: ReadonlyArray<string> | undefined
-  /** Replaces {@link defaultDenyRead} (relative to the home directory) when set. */
-  readonly replaceDefaultDenyRead?: boolean | undefined
-  /** Default off. */
-  readonly network?: Network | undefined
+export interface Config extends SandboxLayout.Input {
   /** What happens when there is no sandbox backend. Default `refuse`. */
   readonly fallback?: Fallback | undefined
   /** The bubblewrap program. Default `bwrap` from `PATH`. */
   readonly bwrap?: string | undefined
-  /** The home directory the default denied paths are under. Default `os.homedir()`. */
-  readonly home?: string | undefined
   /**
    * Lets commands create UNIX-domain sockets. Default `false`: a read-only
    * mount does not stop `connect()` to a socket file, and the host's
@@ -154,24 +144,6 @@ export interface Config {
    * but the secrets.
    */
   readonly environment?: Environment.Policy | undefined
-  /**
-   * Lets commands write the hooks and configuration of the git
-   * repositories in the writable trees. Default `false`: both run code in
-   * the user's own, unconfined git later (see {@link GitMetadata}).
-   */
-  readonly writableGitMetadata?: boolean | undefined
-  /**
-   * Masked for reading, as `denyRead` is, at each command's start: the
-   * paths the permission engine's Read deny rules cover then.
-   */
-  readonly denyReadMatching?: ReadonlyArray<PathMask.PathMatcher> | undefined
-  /** Bound read-only at each command's start: the paths Edit deny rules cover then. */
-  readonly denyWriteMatching?: ReadonlyArray<PathMask.PathMatcher> | undefined
-  /**
-   * Entries one walk for the matchers may visit; past it the command is
-   * refused. Default {@link PathMask.defaultLimit}.
-   */
-  readonly matchWalkLimit?: number | undefined
 }
 
 /**
@@ -180,13 +152,7 @@ export interface Config {
  * @since 0.3.0
  * @category defaults
  */
-export const defaultDenyRead: ReadonlyArray<string> = [
-  "~/.ssh",
-  "~/.aws",
-  "~/.config/gcloud",
-  "~/.netrc",
-  "~/.npmrc"
-]
+export const defaultDenyRead = SandboxLayout.defaultDenyRead
 
 /**
  * How one command was (or was not) confined: in every result.
@@ -261,31 +227,13 @@ export interface Status {
   /** Why it is not available, and how to fix it. */
   readonly problem: string | undefined
 }
-
 /**
  * A filesystem and network layout, independent of the backend.
  *
  * @since 0.3.0
  * @category models
  */
-export interface Plan {
-  readonly policy: Policy
-  /** Real paths, readable and writable. */
-  readonly writable: ReadonlyArray<string>
-  /** Real paths, readable only (the workspace under `read-only`). */
-  readonly readable: ReadonlyArray<string>
-  /** Real paths that exist, masked. */
-  readonly denied: ReadonlyArray<{ readonly path: string; readonly directory: boolean }>
-  /** Inside `writable`: bound over themselves, so that they cannot be renamed or removed. */
-  readonly pinned: ReadonlyArray<string>
-  /** Inside `writable`: bound read-only over themselves. */
-  readonly readOnly: ReadonlyArray<string>
-  /** Missing directories inside `writable` where an empty read-only one is mounted. */
-  readonly emptyReadOnly: ReadonlyArray<string>
-  /** The host directory shown as `/tmp` inside. */
-  readonly privateTmp: string
-  readonly network: Network
-}
+export type Plan = SandboxLayout.Plan
 
 /**
  * Starts a proxy for an allowlist inside the layer's scope; the launch
@@ -370,151 +318,25 @@ export class Sandbox extends Context.Tag("@tool-runtime/node/Sandbox")<Sandbox, 
 // ---------------------------------------------------------------------------
 // layout
 // ---------------------------------------------------------------------------
-
-const expandHome = (path: string, home: string): string =>
-  path === "~" ? home : path.startsWith("~/") ? NodePath.join(home, path.slice(2)) : path
-
 const attemptRemove = (path: string): void => {
   Either.try(() => NodeFs.rmSync(path, { recursive: true, force: true }))
 }
 
-const realOrUndefined = (path: string): string | undefined =>
-  Either.getOrUndefined(Either.try(() => NodeFs.realpathSync(path)))
-
 /**
- * The directories to bind over themselves so that no protected path can be
- * moved aside. A directory holding a mount point can still be renamed:
- * without its own mount, `mv src aside && mkdir src` would put a new file
- * where the protected one was. Every directory between a writable root and
- * a protected path is pinned, shallowest first (a later bind of a parent
- * would cover the mounts below it).
- */
-const pinnedFor = (
-  writable: ReadonlyArray<string>,
-  pinned: ReadonlyArray<string>,
-  protectedPaths: ReadonlyArray<string>
-): ReadonlyArray<string> => {
-  const all = new Set(pinned)
-  for (const path of protectedPaths) {
-    const root = writable.find((root) => path.startsWith(`${root}/`))
-    if (root === undefined) continue
-    for (let parent = NodePath.dirname(path); parent.length > root.length; parent = NodePath.dirname(parent)) {
-      all.add(parent)
-    }
-  }
-  return [...all].sort((a, b) => a.split("/").length - b.split("/").length)
-}
-
-/** The layout of a policy. Paths that do not exist are left out: nothing to bind or mask. */
-export const plan = (config: Config, policy: Policy, privateTmp: string): Plan => {
-  const home = config.home ?? NodeOs.homedir()
-  const workspace = realOrUndefined(config.workspace) ?? NodePath.resolve(config.workspace)
-  const extra = (config.writablePaths ?? []).map((path) => realOrUndefined(expandHome(path, home)))
-    .filter((path): path is string => path !== undefined)
-  const deniedInput = [...(config.replaceDefaultDenyRead === true ? [] : defaultDenyRead), ...(config.denyRead ?? [])]
-  const denied: Array<{ path: string; directory: boolean }> = []
-  const seen = new Set<string>()
-  for (const input of deniedInput) {
-    const absolute = NodePath.resolve(workspace, expandHome(input, home))
-    const real = realOrUndefined(absolute)
-    if (real === undefined || seen.has(real)) continue
-    seen.add(real)
-    const stat = Either.getOrUndefined(Either.try(() => NodeFs.statSync(real)))
-    if (stat === undefined) continue
-    denied.push({ path: real, directory: stat.isDirectory() })
-  }
-  const writable = policy === "workspace-write" ? [workspace, ...extra] : []
-  const git = config.writableGitMetadata === true
-    ? { pinned: [], readOnly: [], emptyHooks: [] }
-    : GitMetadata.protection(writable)
-  return {
-    policy,
-    writable,
-    readable: policy === "read-only" ? [workspace] : [],
-    denied,
-    pinned: pinnedFor(writable, git.pinned, [...git.readOnly, ...git.emptyHooks]),
-    readOnly: git.readOnly,
-    emptyReadOnly: git.emptyHooks,
-    privateTmp,
-    network: config.network ?? { _tag: "Off" }
-  }
-}
-
-/**
- * A plan with the paths the matchers cover now: read ones masked, write
- * ones bound read-only; fails when a walk passes its bound.
+ * The layout of a policy (see {@link SandboxLayout.plan}).
  *
- * @since 0.4.0
+ * @since 0.3.0
  * @category layout
  */
-export const withMatches = (config: Config, layout: Plan): Either.Either<Plan, SandboxError> => {
-  const read = config.denyReadMatching ?? []
-  const write = layout.policy === "workspace-write" ? config.denyWriteMatching ?? [] : []
-  if (read.length === 0 && write.length === 0) return Either.right(layout)
-  return Either.match(PathMask.resolve({ read, write }, config.matchWalkLimit ?? PathMask.defaultLimit), {
-    onLeft: (tooBroad) =>
-      Either.left(
-        new SandboxError({
-          reason: "rule_too_broad",
-          detail:
-            `The deny rule ${tooBroad.rule} covers a tree too large to mask: more than ${tooBroad.limit} entries under ${tooBroad.base}. Narrow the rule (a fixed path, or a pattern under a smaller directory), or raise the sandbox's matchWalkLimit.`
-        })
-      ),
-    onRight: (masks) => {
-      const seen = new Set(layout.denied.map((denied) => denied.path))
-      const write = masks.write.map((found) => found.path)
-      return Either.right({
-        ...layout,
-        pinned: pinnedFor(layout.writable, layout.pinned, write),
-        denied: [...layout.denied, ...masks.read.filter((found) => !seen.has(found.path))],
-        readOnly: [...layout.readOnly, ...write]
-      })
-    }
-  })
-}
+export const plan = SandboxLayout.plan
 
 /**
- * The bubblewrap arguments of a plan, before `--` and the command. Order
- * matters: later mounts cover earlier ones, so the denied paths come last.
+ * The bubblewrap arguments of a plan (see {@link SandboxLayout.bubblewrapArgs}).
+ *
+ * @since 0.3.0
+ * @category layout
  */
-export const bubblewrapArgs = (
-  layout: Plan,
-  cwd: string | undefined,
-  seccompFd?: number | undefined
-): ReadonlyArray<string> => {
-  const args = [
-    ...(seccompFd === undefined ? [] : ["--seccomp", String(seccompFd)]),
-    "--die-with-parent",
-    "--new-session",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    ...(layout.network._tag === "On" ? [] : ["--unshare-net"]),
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--bind",
-    layout.privateTmp,
-    "/tmp"
-  ]
-  for (const path of layout.readable) args.push("--ro-bind", path, path)
-  for (const path of layout.writable) args.push("--bind", path, path)
-  for (const path of layout.pinned) args.push("--bind", path, path)
-  for (const path of layout.readOnly) args.push("--ro-bind", path, path)
-  for (const path of layout.emptyReadOnly) args.push("--tmpfs", path, "--remount-ro", path)
-  for (const denied of layout.denied) {
-    if (denied.directory) args.push("--tmpfs", denied.path, "--remount-ro", denied.path)
-    else args.push("--ro-bind", "/dev/null", denied.path)
-  }
-  args.push("--setenv", "TMPDIR", "/tmp")
-  if (cwd !== undefined) args.push("--chdir", cwd)
-  return args
-}
+export const bubblewrapArgs = SandboxLayout.bubblewrapArgs
 
 /**
  * How a command started by a runner without a sandbox ran: with the full
@@ -550,74 +372,13 @@ const summaryOf = (
     : `network ${confinement.network}`
   return `sandbox: ${confinement.policy} (${confinement.backend}), ${network}`
 }
-
-// ---------------------------------------------------------------------------
-// seccomp
-// ---------------------------------------------------------------------------
-
-/** Architectures the filter knows: `AUDIT_ARCH_*`, the `socket` syscall number. */
-const architectures: Readonly<Record<string, { readonly audit: number; readonly socket: number }>> = {
-  x64: { audit: 0xc000003e, socket: 41 },
-  arm64: { audit: 0xc00000b7, socket: 198 }
-}
-
 /**
- * A classic BPF seccomp program that makes `socket(AF_UNIX, …)` fail with
- * EPERM and allows everything else; `undefined` on an architecture it does
- * not know. On x86-64 it also refuses the x32 ABI's syscalls and, for
- * 32-bit programs, `socketcall` and `socket`: a filter cannot read
- * `socketcall`'s arguments, and either would be a way around it.
+ * See {@link SeccompFilter.unixSocketFilter}.
  *
  * @since 0.3.0
  * @category seccomp
  */
-export const unixSocketFilter = (arch: string = process.arch): Uint8Array | undefined => {
-  const target = architectures[arch]
-  if (target === undefined) return undefined
-  const LD_W_ABS = 0x20
-  const JEQ_K = 0x15
-  const JGE_K = 0x35
-  const RET_K = 0x06
-  const ALLOW = 0x7fff0000
-  const DENY = 0x00050000 | 1 // SECCOMP_RET_ERRNO | EPERM
-  const AF_UNIX = 1
-  // [code, jt, jf, k]; a jump skips that many instructions after itself.
-  const program: ReadonlyArray<readonly [number, number, number, number]> = arch === "x64"
-    ? [
-      [LD_W_ABS, 0, 0, 4], // 0: arch
-      [JEQ_K, 0, 5, target.audit], // 1: x86-64, or to 7
-      [LD_W_ABS, 0, 0, 0], // 2: syscall number
-      [JGE_K, 8, 0, 0x40000000], // 3: the x32 ABI: deny
-      [JEQ_K, 0, 6, target.socket], // 4: socket, or allow
-      [LD_W_ABS, 0, 0, 16], // 5: args[0], low word
-      [JEQ_K, 5, 4, AF_UNIX], // 6: AF_UNIX: deny; else allow
-      [JEQ_K, 0, 3, 0x40000003], // 7: i386, or allow
-      [LD_W_ABS, 0, 0, 0], // 8: syscall number
-      [JEQ_K, 2, 0, 102], // 9: socketcall: deny
-      [JEQ_K, 1, 0, 359], // 10: socket: deny; else allow
-      [RET_K, 0, 0, ALLOW], // 11
-      [RET_K, 0, 0, DENY] // 12
-    ]
-    : [
-      [LD_W_ABS, 0, 0, 4], // 0: arch
-      [JEQ_K, 0, 4, target.audit], // 1: native, or allow
-      [LD_W_ABS, 0, 0, 0], // 2: syscall number
-      [JEQ_K, 0, 2, target.socket], // 3: socket, or allow
-      [LD_W_ABS, 0, 0, 16], // 4: args[0], low word
-      [JEQ_K, 1, 0, AF_UNIX], // 5: AF_UNIX: deny; else allow
-      [RET_K, 0, 0, ALLOW], // 6
-      [RET_K, 0, 0, DENY] // 7
-    ]
-  const bytes = new Uint8Array(program.length * 8)
-  const view = new DataView(bytes.buffer)
-  program.forEach(([code, jt, jf, k], i) => {
-    view.setUint16(i * 8, code, true)
-    view.setUint8(i * 8 + 2, jt)
-    view.setUint8(i * 8 + 3, jf)
-    view.setUint32(i * 8 + 4, k, true)
-  })
-  return bytes
-}
+export const unixSocketFilter = SeccompFilter.unixSocketFilter
 
 // ---------------------------------------------------------------------------
 // probing
@@ -775,8 +536,17 @@ export const make = (config: Config): Effect.Effect<Service, SandboxError, Scope
           }
           return Effect.succeed({ ...launch, confinement, pidNamespace: false })
         }
-        const layout = withMatches(config, plan(config, policy, privateTmp))
-        if (Either.isLeft(layout)) return Effect.fail(layout.left)
+        const layout = SandboxLayout.withMatches(config, plan(config, policy, privateTmp))
+        if (Either.isLeft(layout)) {
+          const { base, limit, rule } = layout.left
+          return Effect.fail(
+            new SandboxError({
+              reason: "rule_too_broad",
+              detail:
+                `The deny rule ${rule} covers a tree too large to mask: more than ${limit} entries under ${base}. Narrow the rule (a fixed path, or a pattern under a smaller directory), or raise the sandbox's matchWalkLimit.`
+            })
+          )
+        }
         const inner = proxy === undefined ? launch : proxy.wrap(launch)
         const args = [
           ...bubblewrapArgs(layout.right, inner.cwd, filterFile === undefined ? undefined : 3),

@@ -26,8 +26,12 @@ export * as PathWalk from "./PathWalk.js"
 export * as ProcessRunner from "./ProcessRunner.js"
 /** @since 0.3.0 */
 export * as Sandbox from "./Sandbox.js"
+/** @since 0.4.0 */
+export * as SandboxLayout from "./SandboxLayout.js"
 /** @since 0.3.0 */
 export * as SandboxSettings from "./SandboxSettings.js"
+/** @since 0.4.0 */
+export * as SeccompFilter from "./SeccompFilter.js"
 /** @since 0.1.0 */
 export * as ShellTool from "./ShellTool.js"
 /** @since 0.1.0 */
