@@ -330,7 +330,7 @@ const refusedPath = (refusal: Policy.PathRefusal, access: "read" | "write", show
     })
     : new ToolError.RuleViolation({
       reason: `a permission rule wants a person to approve ${doing} ${shown} (${refusal.rule}), ` +
-        "and this call reached it without that person being asked (through a link)",
+        "and nobody was asked about it: the call was checked under another name for it (a link changed meanwhile)",
       fix: `Call again naming ${shown} itself, so that the person is asked.`
     })
 }
