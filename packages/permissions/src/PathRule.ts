@@ -60,6 +60,31 @@ export interface PathPattern {
   readonly specifier: string
   /** True when the absolute, normalized path (or a directory above it) matches. */
   readonly test: (absolutePath: string) => boolean
+  /**
+   * The absolute directory (or file) under which every match lies: the
+   * pattern's literal prefix (the current directory for a bare pattern such
+   * as `*.env`, `/etc` for `//etc/**`).
+   *
+   * @since 0.4.0
+   */
+  readonly base: string
+  /**
+   * The base itself matches, and so everything under it: the pattern names
+   * one file or one whole directory (`./secret/**`, `//etc/hosts`).
+   *
+   * @since 0.4.0
+   */
+  readonly exact: boolean
+  /**
+   * The pattern as absolute glob segments from the root (the base's
+   * segments escaped), `**` standing for any number of segments; what
+   * {@link reach} compares.
+   *
+   * @since 0.4.0
+   */
+  readonly segments: ReadonlyArray<string>
+  /** @since 0.4.0 */
+  readonly caseInsensitive: boolean
 }
 
 /**
@@ -304,6 +329,18 @@ export const compile = (specifier: string, location: Location): Either.Either<Pa
     base = "/"
   }
 
+  // The literal prefix, for what needs to know where matches can lie.
+  const all = [
+    ...(base === "/" ? [] : base.split("/").filter((segment) => segment !== "").map(escapeGlob)),
+    ...(
+      anyDepth ? ["**", ...segments] : segments
+    )
+  ]
+  let literalCount = 0
+  while (literalCount < all.length && all[literalCount] !== "**" && !hasWildcard(all[literalCount]!)) literalCount++
+  const tail = all.slice(literalCount)
+  const prefix = `/${all.slice(0, literalCount).map((segment) => segment.replace(/\\(.)/gsu, "$1")).join("/")}`
+
   let source = base === "/" ? "" : literalText(base)
   let lastWasAny = false
   if (anyDepth) {
@@ -329,7 +366,11 @@ export const compile = (specifier: string, location: Location): Either.Either<Pa
   return Either.right({
     specifier,
     test: (absolutePath) =>
-      regExp.test(needsNormalizing.test(absolutePath) ? resolve(absolutePath, location) : absolutePath)
+      regExp.test(needsNormalizing.test(absolutePath) ? resolve(absolutePath, location) : absolutePath),
+    base: prefix,
+    exact: tail.every((segment) => segment === "**") && !anyDepth,
+    segments: all.filter((segment, i) => segment !== "**" || all[i - 1] !== "**"),
+    caseInsensitive: location.caseInsensitive === true
   })
 }
 
@@ -430,3 +471,108 @@ export const candidates = (
     )
     return real === written ? [written] : [written, real]
   })
+
+// ---------------------------------------------------------------------------
+// reach: where a shell glob or a walk could meet a pattern
+// ---------------------------------------------------------------------------
+
+type Token =
+  | { readonly _tag: "Star" }
+  | { readonly _tag: "Char"; readonly literal: string | undefined; readonly test: (char: string) => boolean }
+
+// A segment of a glob (a pattern's or a shell word's) as tokens: `*`, `?`,
+// `[…]` classes and literal characters. An unclosed `[` is itself.
+const tokens = (segment: string, caseInsensitive: boolean): ReadonlyArray<Token> => {
+  const fold = (c: string) => (caseInsensitive ? c.toLowerCase() : c)
+  const chars = Array.from(segment)
+  const out: Array<Token> = []
+  const literalToken = (c: string): Token => ({ _tag: "Char", literal: fold(c), test: (x) => fold(x) === fold(c) })
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!
+    if (c === "\\" && i + 1 < chars.length) out.push(literalToken(chars[++i]!))
+    else if (c === "*") {
+      if (out.at(-1)?._tag !== "Star") out.push({ _tag: "Star" })
+    } else if (c === "?") out.push({ _tag: "Char", literal: undefined, test: () => true })
+    else if (c === "[") {
+      const parsed = classSource(chars, i, segment)
+      if (Either.isLeft(parsed)) out.push(literalToken(c))
+      else {
+        const regExp = new RegExp(`^${parsed.right.source}$`, caseInsensitive ? "iu" : "u")
+        out.push({ _tag: "Char", literal: undefined, test: (x) => regExp.test(x) })
+        i = parsed.right.end
+      }
+    } else out.push(literalToken(c))
+  }
+  return out
+}
+
+// Whether two segment globs share a name: a walk over the pairs of positions.
+// Two classes are taken to share a character (wider, never narrower).
+const segmentsMeet = (a: ReadonlyArray<Token>, b: ReadonlyArray<Token>): boolean => {
+  const seen = new Set<number>()
+  const stack: Array<readonly [number, number]> = [[0, 0]]
+  while (stack.length > 0) {
+    const [i, j] = stack.pop()!
+    const key = i * (b.length + 1) + j
+    if (seen.has(key)) continue
+    seen.add(key)
+    if (i === a.length && j === b.length) return true
+    const x = a[i]
+    const y = b[j]
+    if (x?._tag === "Star") stack.push([i + 1, j])
+    if (y?._tag === "Star") stack.push([i, j + 1])
+    if (x === undefined || y === undefined) continue
+    const meet = x._tag === "Star" || y._tag === "Star" ||
+      (x.literal !== undefined ? y.test(x.literal) : y.literal !== undefined ? x.test(y.literal) : true)
+    if (meet) stack.push([x._tag === "Star" ? i : i + 1, y._tag === "Star" ? j : j + 1])
+  }
+  return false
+}
+
+/**
+ * Where the paths an absolute glob path (a shell word such as
+ * `/ws/sec*\/x`, or a literal directory a walk starts from) stands for
+ * meet a pattern: `"match"` when one of them is matched (it lies at or under
+ * a matching path), `"contains"` when one of them could be a directory above
+ * a matching path (a walk or a listing from it could reach one), `undefined`
+ * when neither. A `**` segment in the glob stands for any number of
+ * segments (as with bash's globstar). Hidden names are not treated
+ * specially: `*` is taken to match `.env`, as with `dotglob`. Symbolic
+ * links inside what the glob walks are not followed: that is the OS
+ * sandbox's to mask.
+ *
+ * @since 0.4.0
+ * @category reach
+ */
+export const reach = (pattern: PathPattern, globPath: string): "match" | "contains" | undefined => {
+  const ci = pattern.caseInsensitive
+  const split = (path: string) => path.split("/").filter((segment) => segment !== "" && segment !== ".")
+  const glob = split(globPath).map((segment) => (segment === "**" ? "**" : tokens(segment, ci)))
+  const rule = pattern.segments.map((segment) => (segment === "**" ? "**" : tokens(segment, ci)))
+  let found: "match" | "contains" | undefined = undefined
+  const seen = new Set<number>()
+  const stack: Array<readonly [number, number]> = [[0, 0]]
+  while (stack.length > 0) {
+    const [p, g] = stack.pop()!
+    const key = p * (glob.length + 1) + g
+    if (seen.has(key)) continue
+    seen.add(key)
+    if (rule.slice(p).every((segment) => segment === "**")) return "match"
+    if (g === glob.length) {
+      found = "contains"
+      continue
+    }
+    const r = rule[p]!
+    const w = glob[g]!
+    if (r === "**") {
+      stack.push([p + 1, g], [p, g + 1])
+      continue
+    }
+    if (w === "**") {
+      stack.push([p, g + 1], [p + 1, g])
+      continue
+    }
+    if (segmentsMeet(r, w)) stack.push([p + 1, g + 1])
+  }
+  return found
+}
