@@ -69,6 +69,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Approver from "./Approver.js"
+import * as AskReason from "./AskReason.js"
 import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
 import * as Mode from "./Mode.js"
@@ -76,6 +77,7 @@ import * as PathRule from "./PathRule.js"
 import * as PermissionAudit from "./PermissionAudit.js"
 import * as PermissionHooks from "./PermissionHooks.js"
 import * as ReadOnlyCommands from "./ReadOnlyCommands.js"
+import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
 import * as RuleMatch from "./RuleMatch.js"
 import * as SandboxRules from "./SandboxRules.js"
@@ -180,11 +182,41 @@ const maxInputChars = 2_000
 // ---------------------------------------------------------------------------
 
 /**
+ * The engine. It needs a `FileSystem` to follow symbolic links: a path rule
+ * compares paths as text, so without the real path `link -> secrets` would
+ * carry `Read(./secrets/**)`'s files under another name. (The node
+ * package's `NodeContext.layer` provides one.)
+ *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   config: Config
+): Effect.Effect<
+  Service,
+  Rule.InvalidRule | CommandLine.ParserUnavailable,
+  Redactor.Redactor | Approver.Approver | FileSystem.FileSystem
+> => Effect.flatMap(FileSystem.FileSystem, (fileSystem) => makeWith(config, Option.some(fileSystem)))
+
+/**
+ * The engine without following symbolic links, for a host with no file
+ * system to ask. **Path rules can then be bypassed through links**: with
+ * `Read(./secrets/**)` denied, `link -> secrets` reads `link/key` and
+ * `alias -> .` reads `alias/secrets/key`, for the file tools and for the
+ * paths a command names. Use it only where the tools cannot meet links, or
+ * where an OS sandbox masks the denied files.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeIgnoringSymlinks = (
+  config: Config
+): Effect.Effect<Service, Rule.InvalidRule | CommandLine.ParserUnavailable, Redactor.Redactor | Approver.Approver> =>
+  makeWith(config, Option.none())
+
+const makeWith = (
+  config: Config,
+  fileSystem: Option.Option<FileSystem.FileSystem>
 ): Effect.Effect<Service, Rule.InvalidRule | CommandLine.ParserUnavailable, Redactor.Redactor | Approver.Approver> =>
   Effect.gen(function*() {
     const redactor = yield* Redactor.Redactor
@@ -203,24 +235,50 @@ export const make = (
       ...rule,
       guard: ReadOnlyCommands.simpleForm
     }))
-    const fileSystem = yield* Effect.serviceOption(FileSystem.FileSystem)
-    // Symbolic links are followed where a file system is at hand; the node
-    // file tools report real paths already.
+    // The paths a path leads to through symbolic links (the path itself when
+    // links are ignored).
+    const linked = (path: string): Effect.Effect<ReadonlyArray<string>> =>
+      Option.isNone(fileSystem)
+        ? Effect.succeed([path])
+        : PathRule.candidates(path).pipe(Effect.provideService(FileSystem.FileSystem, fileSystem.value))
     const withLinks = (target: RuleMatch.Target): Effect.Effect<RuleMatch.Target> =>
-      target._tag !== "Path" || Option.isNone(fileSystem)
+      target._tag !== "Path"
         ? Effect.succeed(target)
-        : Effect.map(
-          PathRule.candidates(target.path).pipe(Effect.provideService(FileSystem.FileSystem, fileSystem.value)),
-          (paths) => ({
-            ...target,
-            paths: paths.length === 0 ? [target.path] : paths,
-            inside: paths.every((path) => Rule.isInside(path, location.workspaceRoot))
-          })
-        )
+        : Effect.map(linked(target.path), (paths) => ({
+          ...target,
+          paths: paths.length === 0 ? [target.path] : paths,
+          inside: paths.every((path) => Rule.isInside(path, location.workspaceRoot))
+        }))
     const aliases = new Map(
       Object.entries({ ...defaultTools, ...config.tools }).map(([name, tools]) => [name, new Set(tools)])
     )
     const readDenies = denyRules.filter((rule) => rule.rule.tool === "Read" && rule.rule.specifier !== undefined)
+    // The path rules that guard reading, for the paths a command names or could reach.
+    const guardsOf = (rules: ReadonlyArray<RuleMatch.Compiled>, list: "deny" | "ask"): Array<ReadReach.Guard> =>
+      rules.flatMap((rule) =>
+        rule.rule.tool === "Read" && rule.path !== undefined && Either.isRight(rule.path)
+          ? [{ rule: rule.text, list, pattern: rule.path.right }]
+          : []
+      )
+    const readDenyGuards = guardsOf(denyRules, "deny")
+    const readGuards = [...readDenyGuards, ...guardsOf(askRules, "ask")]
+    // The Read-denied path a command names, as written or where it leads.
+    const namedDenied = (target: RuleMatch.Target): Effect.Effect<ReadReach.Named | undefined> => {
+      if (target._tag !== "Command" || readDenyGuards.length === 0) return Effect.succeed(undefined)
+      const entries = ReadReach.namedPaths(target.analysis, location)
+      const lexical = ReadReach.named(entries, readDenyGuards)
+      if (lexical !== undefined || Option.isNone(fileSystem)) return Effect.succeed(lexical)
+      return Effect.map(
+        Effect.forEach(
+          new Set(entries.map((entry) => entry.path)),
+          (path) => Effect.map(linked(path), (paths) => [path, paths] as const)
+        ),
+        (pairs) => {
+          const leads = new Map(pairs)
+          return ReadReach.named(entries, readDenyGuards, (path) => leads.get(path) ?? [path])
+        }
+      )
+    }
     const pathDenies = denyRules.filter((rule) =>
       Rule.pathRuleNames.has(rule.rule.tool) && rule.rule.specifier !== undefined
     )
@@ -412,7 +470,10 @@ export const make = (
         const facts = RuleMatch.factsOf(tool, target)
         const placement = target._tag === "Command" ? target.sandbox : undefined
         const unconfined = placement === "unconfined"
-        const checkDeny = (t: RuleMatch.Target) => {
+        const checkDeny = (
+          t: RuleMatch.Target,
+          named: ReadReach.Named | undefined
+        ): { readonly rule: string; readonly detail: string | undefined } | undefined => {
           // A Read deny keeps the path from the tools that write it too.
           const denying = t._tag === "Path" && t.access === "write"
             ? [
@@ -424,24 +485,10 @@ export const make = (
             const match = RuleMatch.restrictiveMatch(rule, t)
             if (match !== undefined) return match
           }
-          // A command's arguments name files: a Read deny keeps them from `cat` as from read_file.
-          if (t._tag === "Command" && readDenies.length > 0) {
-            for (const words of t.analysis.readings) {
-              for (const word of words.slice(1)) {
-                const path = /^--?[A-Za-z0-9][A-Za-z0-9-]*=/.test(word) ? word.slice(word.indexOf("=") + 1) : word
-                if (path === "" || path.startsWith("-") || path.includes("\u0000")) continue
-                const absolute = Rule.resolve(
-                  path.startsWith("~/") && location.homeDirectory !== undefined
-                    ? `${location.homeDirectory}${path.slice(1)}`
-                    : path,
-                  location
-                )
-                const rule = readDenies.find((r) =>
-                  r.path !== undefined && Either.isRight(r.path) && r.path.right.test(absolute)
-                )
-                if (rule !== undefined) return { rule: rule.text, detail: `it names ${path}` }
-              }
-            }
+          // A command's arguments name files: a Read deny keeps them from `cat` as from read_file,
+          // through the links they lead along.
+          if (t._tag === "Command" && named !== undefined) {
+            return { rule: named.guard.rule, detail: named.detail }
           }
           // A redirection writes a file: the path deny rules see it as the file tools' write.
           if (t._tag === "Command") {
@@ -457,7 +504,7 @@ export const make = (
         }
 
         // 2. Deny rules win over everything that follows, hooks included.
-        const denyMatch = checkDeny(target)
+        const denyMatch = checkDeny(target, yield* namedDenied(target))
         if (denyMatch !== undefined) {
           return yield* denied(
             { _tag: "Rule", list: "deny", rules: [denyMatch.rule] },
@@ -479,13 +526,21 @@ export const make = (
           )
         }
 
-        /** `required`: the mode may deny the question but never answer it with an allow. */
-        const askPerson = (why: string, offer: boolean, required = false) =>
+        /**
+         * `required`: the mode may deny the question but never answer it with an
+         * allow. `hint`: what the model can do instead, told when no one answers.
+         */
+        const askPerson = (why: string, offer: boolean, required = false, hint?: string) =>
           Effect.gen(function*() {
             if (unconfined) sandboxRule = "unsandboxed-always-asks"
             const answer = required && !unconfined
               ? Mode.onRequiredAsk(mode, facts, why)
-              : SandboxRules.onAsk(mode, facts, placement)
+              : SandboxRules.onAsk(
+                mode,
+                facts,
+                placement,
+                hint === undefined ? undefined : { cause: why, hint }
+              )
             if (answer._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, answer.reason, target)
             if (answer._tag === "Deny") {
               return yield* denied({ _tag: "Mode", mode }, answer.reason, { input: before.input, target })
@@ -541,7 +596,9 @@ export const make = (
               if (Either.isLeft(reply)) {
                 return yield* denied(
                   { _tag: "NoApprover" },
-                  `it needs approval (${why}) and ${reply.left.reason}. Use tools the permission rules allow, or tell the user what you need`,
+                  `it needs approval (${why}) and ${reply.left.reason}. ${
+                    hint ?? "Use tools the permission rules allow, or tell the user what you need"
+                  }`,
                   { input: before.input, target }
                 )
               }
@@ -581,7 +638,7 @@ export const make = (
                   const changed = Either.isRight(decoded)
                     ? yield* withLinks(RuleMatch.analyse(tool.subject(decoded.right), location, commandLine))
                     : undefined
-                  const match = changed === undefined ? undefined : checkDeny(changed)
+                  const match = changed === undefined ? undefined : checkDeny(changed, yield* namedDenied(changed))
                   if (match !== undefined) {
                     return yield* denied(
                       { _tag: "Rule", list: "deny", rules: [match.rule] },
@@ -692,8 +749,12 @@ export const make = (
         // 10. Allow rules, those stored this session, the read-only commands and, in
         // acceptEdits, the file commands: one match over all of them (each command
         // takes the first list that covers it), named after the lists it used.
+        // A line that could read files a Read rule guards without naming them (a
+        // glob, a recursive read, git printing the repository) is not: no rule
+        // names what it will read.
+        const reach = target._tag === "Command" ? ReadReach.find(target.analysis, readGuards, location) : undefined
         const sessionRules = yield* Ref.get(session)
-        const used = RuleMatch.allowMatch(
+        const allowedBy = reach !== undefined ? undefined : RuleMatch.allowOrGap(
           [
             ...forTool(allowRules, tool.name),
             ...forTool(sessionRules, tool.name),
@@ -704,7 +765,8 @@ export const make = (
           location,
           writable
         )
-        if (used !== undefined) {
+        if (allowedBy !== undefined && Either.isRight(allowedBy)) {
+          const used = allowedBy.right
           const sessionTexts = new Set(sessionRules.map((rule) => rule.text))
           const from = (texts: ReadonlySet<string>) => used.every((rule) => texts.has(rule))
           if (used.some((rule) => acceptEditsTexts.has(rule) && !allowTexts.has(rule) && !sessionTexts.has(rule))) {
@@ -734,9 +796,20 @@ export const make = (
           return yield* allowed({ _tag: "Sandbox" }, SandboxRules.autoAllowReason, target)
         }
 
-        // 12. Nothing decided: ask.
+        // 12. Nothing decided: ask, naming the real cause.
         trail.push(`mode ${mode}: ${step.reason}`)
-        return yield* askPerson(`${step.reason} and no rule allows it`, true)
+        if (reach !== undefined) {
+          trail.push(`it could reach ${reach.guard.rule}`)
+          // No rule is offered: none could allow the line next time either.
+          const why = AskReason.ofReach(reach)
+          return yield* askPerson(why.cause, false, false, why.hint)
+        }
+        const gap = AskReason.of(
+          target,
+          step.reason,
+          allowedBy !== undefined && Either.isLeft(allowedBy) ? allowedBy.left : undefined
+        )
+        return yield* askPerson(gap.cause, true, false, gap.hint)
       }).pipe((decide) => traced(request, decide))
 
     // A path a running call met by itself (a file a search opens): the deny
@@ -782,7 +855,8 @@ const decidedByRule = (decidedBy: PermissionAudit.DecidedBy): string =>
   decidedBy._tag === "Rule" ? decidedBy.rules.join(", ") : ""
 
 /**
- * The engine as both its own tag and core's `Policy`.
+ * The engine as both its own tag and core's `Policy`; it follows symbolic
+ * links with the `FileSystem` it is given (see {@link make}).
  *
  * @since 0.1.0
  * @category layers
@@ -792,8 +866,22 @@ export const layer = (
 ): Layer.Layer<
   Engine | Policy.Policy,
   Rule.InvalidRule | CommandLine.ParserUnavailable,
+  Redactor.Redactor | Approver.Approver | FileSystem.FileSystem
+> => Layer.effectContext(Effect.map(make(config), contextOf))
+
+/**
+ * The engine as a layer that does not follow symbolic links: **path rules
+ * can then be bypassed through links** (see {@link makeIgnoringSymlinks}).
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerIgnoringSymlinks = (
+  config: Config
+): Layer.Layer<
+  Engine | Policy.Policy,
+  Rule.InvalidRule | CommandLine.ParserUnavailable,
   Redactor.Redactor | Approver.Approver
-> =>
-  Layer.effectContext(
-    Effect.map(make(config), (engine) => Context.make(Engine, engine).pipe(Context.add(Policy.Policy, engine)))
-  )
+> => Layer.effectContext(Effect.map(makeIgnoringSymlinks(config), contextOf))
+
+const contextOf = (engine: Service) => Context.make(Engine, engine).pipe(Context.add(Policy.Policy, engine))

@@ -118,14 +118,16 @@ export const decide = (mode: Mode, facts: Facts): Step => {
 
 /**
  * What "ask" comes to in this mode: a question, or an answer the mode
- * gives without one.
+ * gives without one. `why` is what needed approval and what the model can
+ * do instead: `dontAsk`'s denial says both.
  *
  * @since 0.1.0
  * @category evaluation
  */
 export const onAsk = (
   mode: Mode,
-  facts: Facts
+  facts: Facts,
+  why?: { readonly cause: string; readonly hint: string } | undefined
 ):
   | { readonly _tag: "Ask" }
   | { readonly _tag: "Allow"; readonly reason: string }
@@ -133,7 +135,12 @@ export const onAsk = (
 {
   switch (mode) {
     case "dontAsk":
-      return { _tag: "Deny", reason: dontAskReason }
+      return {
+        _tag: "Deny",
+        reason: why === undefined
+          ? dontAskReason
+          : `it needs a person's approval (${why.cause}) and the permission mode is dontAsk, where no one is asked. ${why.hint}`
+      }
     case "bypassPermissions":
       return { _tag: "Allow", reason: "bypassPermissions runs every call no deny rule forbids, without asking" }
     case "plan":

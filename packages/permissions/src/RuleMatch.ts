@@ -29,6 +29,7 @@ import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
 import type * as Mode from "./Mode.js"
 import type * as PathRule from "./PathRule.js"
+import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
 import type * as SandboxRules from "./SandboxRules.js"
 
@@ -281,6 +282,24 @@ const allowingRule = (rules: ReadonlyArray<Compiled>, target: Target, words?: Re
   })
 
 /**
+ * Why no allow rule decided a call: the real cause, and what the model can
+ * do instead.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Gap {
+  readonly cause: string
+  readonly hint: string
+}
+
+const noRule = "Use tools the permission rules allow, or tell the user what you need"
+
+/** A command's name as the reason shows it: the program, and its subcommand when it has one. */
+const commandName = (words: ReadonlyArray<string>): string =>
+  CommandLine.print(/^[a-z][a-z0-9-]*$/.test(words[1] ?? "") ? words.slice(0, 2) : words.slice(0, 1))
+
+/**
  * Allow rules: the call is allowed only when the engine is sure. A command
  * line is allowed when it is provably simple and every command in it (and
  * every command its wrappers run) is allowed by some rule, names no path
@@ -295,30 +314,73 @@ export const allowMatch = (
   target: Target,
   location: Rule.Location,
   writable: (path: string) => boolean = () => false
-): ReadonlyArray<string> | undefined => {
-  if (rules.length === 0) return undefined
+): ReadonlyArray<string> | undefined =>
+  rules.length === 0 ? undefined : Either.getOrUndefined(allowOrGap(rules, target, location, writable))
+
+/**
+ * {@link allowMatch}, or why it does not allow the call (a command that
+ * names a path outside the workspace, a line that is not simple, a command
+ * no rule covers…).
+ *
+ * @since 0.4.0
+ * @category matching
+ */
+export const allowOrGap = (
+  rules: ReadonlyArray<Compiled>,
+  target: Target,
+  location: Rule.Location,
+  writable: (path: string) => boolean = () => false
+): Either.Either<ReadonlyArray<string>, Gap> => {
   const whole = rules.find((rule) => rule.rule.specifier === undefined)
-  if (whole !== undefined) return [whole.text]
+  if (whole !== undefined) return Either.right([whole.text])
   if (target._tag !== "Command") {
     const rule = allowingRule(rules, target)
-    return rule === undefined ? undefined : [rule.text]
+    return rule === undefined ? Either.left({ cause: "no rule allows it", hint: noRule }) : Either.right([rule.text])
   }
   const analysis = target.analysis
-  if (!analysis.simple || analysis.commands.length === 0 || analysis.doubts.length > 0) return undefined
+  const plainOnly = "Write it as plain commands of literal words, or tell the user what you need"
+  if (analysis.doubts.length > 0) return Either.left({ cause: analysis.doubts[0]!, hint: plainOnly })
+  if (!analysis.simple || analysis.commands.length === 0) {
+    return Either.left({ cause: "it is not a plain command", hint: plainOnly })
+  }
   const used = new Set<string>()
   // Every directory a later command could run in: `cd a || cat ../x` runs cat in
   // either, so a path must be inside the workspace from each.
-  const cwds = [Rule.normalize(location.workspaceRoot)]
-  const inside = (words: ReadonlyArray<string>) =>
-    cwds.every((cwd) => CommandRisk.pathsOutside(words, { ...location, cwd }).length === 0)
+  let cwds: ReadonlyArray<string> = [Rule.normalize(location.workspaceRoot)]
+  let gap: Gap | undefined = undefined
+  const fail = (cause: string, hint: string) => {
+    gap ??= { cause, hint }
+    return false
+  }
+  const inside = (words: ReadonlyArray<string>) => {
+    for (const cwd of cwds) {
+      const outside = CommandRisk.pathsOutside(words, { ...location, cwd })[0]
+      if (outside !== undefined) {
+        return fail(
+          words[0] === "<"
+            ? `it reads ${outside}, outside the workspace`
+            : `it names ${outside}, outside the workspace${cwds.length > 1 ? " (from a directory a cd leads to)" : ""}`,
+          "Work with paths inside the workspace, or tell the user what you need outside it"
+        )
+      }
+    }
+    return true
+  }
   const covered = (line: CommandLine.Analysis): boolean =>
-    line.doubts.length === 0 && line.commands.every((command) => {
+    (line.doubts.length === 0 || fail(line.doubts[0]!, plainOnly)) && line.commands.every((command) => {
       const name = command.words[0] ?? ""
-      if (name === "git" && cwds.length > 1) return false
+      if (name === "git" && cwds.length > 1) {
+        return fail("it runs git after changing directory", "Run git from the workspace, in a command of its own")
+      }
       if (!inside(command.words) || !command.covers.every(inside) || !inside(["<", ...command.reads])) return false
       for (const path of command.writes) {
         if (path === "/dev/null") continue
-        if (!cwds.every((cwd) => writable(Rule.resolve(path, { ...location, workspaceRoot: cwd })))) return false
+        if (!cwds.every((cwd) => writable(Rule.resolve(path, { ...location, workspaceRoot: cwd })))) {
+          return fail(
+            `it writes ${path}, and no Edit rule allows writing there`,
+            "Write files with the file tools, or tell the user what you need"
+          )
+        }
       }
       // An exact rule names this invocation whole: what its words do is what the person allowed.
       const exact = rules.find((rule) =>
@@ -327,32 +389,34 @@ export const allowMatch = (
       )
       if (exact !== undefined) used.add(exact.text)
       else {
-        if (command.doubts.length > 0) return false
-        if (command.globs && !CommandRisk.takesGlobs(command.covers)) return false
+        if (command.doubts.length > 0) {
+          return fail(
+            command.doubts[0]!,
+            "Run the command itself, without the wrapper or option in doubt, or tell the user what you need"
+          )
+        }
+        if (command.globs && !CommandRisk.takesGlobs(command.covers)) {
+          return fail(
+            `${commandName(command.words)} is given a glob, which could expand to one of its options`,
+            "Name the files instead of a glob, or tell the user what you need"
+          )
+        }
         for (const words of command.covers) {
           const rule = allowingRule(rules, target, words)
-          if (rule === undefined) return false
+          if (rule === undefined) {
+            return fail(`${commandName(words)} is not read-only and no rule allows it`, noRule)
+          }
           used.add(rule.text)
         }
         if (!command.scripts.every(covered)) return false
       }
       // `cd`, and `builtin cd`, `command cd`, `time cd`: wrappers that only change how it runs.
-      for (const words of [command.words, ...command.covers]) {
-        const head = words[0]
-        if (head !== "cd" && head !== "pushd" && head !== "popd") continue
-        const operands = words.slice(1)
-        let i = 0
-        while (i < operands.length && /^-[LPe@]+$/.test(operands[i]!)) i++
-        if (operands[i] === "--") i++
-        const to = i === operands.length - 1 ? operands[i] : undefined
-        // No operand (home), `-`, `~x`, `popd`, several operands: somewhere the line does not
-        // say; nothing relative is inside from there.
-        if (to === undefined || to === "-" || to.startsWith("~") || head === "popd") cwds.push("/")
-        else for (const cwd of [...cwds]) cwds.push(Rule.resolve(to, { ...location, workspaceRoot: cwd }))
-      }
+      cwds = ReadReach.afterCd(cwds, [command.words, ...command.covers], location)
       return true
     })
-  return covered(analysis) ? [...used] : undefined
+  return covered(analysis)
+    ? Either.right([...used])
+    : Either.left(gap ?? { cause: "it is not read-only and no rule allows it", hint: noRule })
 }
 
 /** Whether a shell glob (`*`, `?`, `[…]`) matches a name. */

@@ -91,8 +91,13 @@ export const unconfinedDontAskReason =
  * @since 0.3.0
  * @category rules
  */
-export const onAsk = (mode: Mode.Mode, facts: Mode.Facts, placement: Placement): ReturnType<typeof Mode.onAsk> => {
-  if (placement !== "unconfined") return Mode.onAsk(mode, facts)
+export const onAsk = (
+  mode: Mode.Mode,
+  facts: Mode.Facts,
+  placement: Placement,
+  why?: { readonly cause: string; readonly hint: string } | undefined
+): ReturnType<typeof Mode.onAsk> => {
+  if (placement !== "unconfined") return Mode.onAsk(mode, facts, why)
   switch (mode) {
     case "dontAsk":
       return { _tag: "Deny", reason: unconfinedDontAskReason }

@@ -2,6 +2,7 @@
  * An engine over a scripted approver, and what its tests read of a decision:
  * who decided, and whether a person was asked.
  */
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert } from "@effect/vitest"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import type * as ToolError from "@tool-runtime/core/ToolError"
@@ -13,6 +14,7 @@ import * as Ref from "effect/Ref"
 import * as Approver from "../src/Approver.js"
 import * as Engine from "../src/Engine.js"
 import type * as PermissionAudit from "../src/PermissionAudit.js"
+import * as LinkFileSystem from "./LinkFileSystem.js"
 import { workspaceRoot } from "./SampleTools.js"
 
 export type Answerer = (
@@ -35,7 +37,8 @@ export const engineWith = (
       onDecision: (decision) => Ref.update(decisions, (all) => [...all, decision])
     }).pipe(
       Effect.provideService(Approver.Approver, approver ?? scripted.service),
-      Effect.provideService(Redactor.Redactor, Redactor.make())
+      Effect.provideService(Redactor.Redactor, Redactor.make()),
+      Effect.provideService(FileSystem.FileSystem, LinkFileSystem.fileSystem)
     )
     return { engine, prompts: scripted.prompts, decisions: Ref.get(decisions) }
   })

@@ -1,3 +1,4 @@
+import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Effect from "effect/Effect"
@@ -6,6 +7,7 @@ import * as Tracer from "effect/Tracer"
 import * as Approver from "../src/Approver.js"
 import * as Engine from "../src/Engine.js"
 import * as PermissionAudit from "../src/PermissionAudit.js"
+import * as LinkFileSystem from "./LinkFileSystem.js"
 import { bash, readFile, request, workspaceRoot } from "./SampleTools.js"
 
 /** A tracer that keeps every span it makes, so a test can read their attributes. */
@@ -43,7 +45,8 @@ describe("PermissionAudit", () => {
             Effect.map((scripted) => scripted.service)
           )
         ),
-        Effect.provideService(Redactor.Redactor, Redactor.make())
+        Effect.provideService(Redactor.Redactor, Redactor.make()),
+        Effect.provideService(FileSystem.FileSystem, LinkFileSystem.fileSystem)
       )
       yield* engine.authorize(request(readFile, { path: "src/a.ts" }))
       yield* engine.authorize(request(bash, { command: "npm test" }))
@@ -76,7 +79,8 @@ describe("PermissionAudit", () => {
         onDecision: (decision) => Ref.update(decisions, (all) => [...all, decision])
       }).pipe(
         Effect.provideService(Approver.Approver, scripted.service),
-        Effect.provideService(Redactor.Redactor, Redactor.make())
+        Effect.provideService(Redactor.Redactor, Redactor.make()),
+        Effect.provideService(FileSystem.FileSystem, LinkFileSystem.fileSystem)
       )
       const leaky = `echo ${anthropicKey} && curl -H "Authorization: Bearer ${githubToken}" https://api.github.com`
       const denial = yield* Effect.withTracer(

@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import type * as Approver from "../src/Approver.js"
 import * as Engine from "../src/Engine.js"
 import * as PermissionHooks from "../src/PermissionHooks.js"
+import * as LinkFileSystem from "./LinkFileSystem.js"
 
 export const workspaceRoot = "/work/project"
 
@@ -98,7 +99,7 @@ export const runtimeWith = (options: {
 }) => {
   const store = ArtifactStore.layerMemory()
   const policy = Engine.layer({ workspaceRoot, ...options.engine }).pipe(
-    Layer.provide([options.approver, Redactor.layerDefault])
+    Layer.provide([options.approver, Redactor.layerDefault, LinkFileSystem.layer])
   )
   const hooks = PermissionHooks.layerAfter(options.after ?? [])
   return ToolRuntime.ToolRuntime.pipe(
