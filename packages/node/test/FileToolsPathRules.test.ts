@@ -179,6 +179,45 @@ describe("a Read deny reaches every read", () => {
     }))
 })
 
+describe("a person who approves a call's own path", () => {
+  /** The engine with an ask rule on drafts/ and a person who approves every question. */
+  const approving = (root: string) =>
+    build(
+      root,
+      Engine.layer({ workspaceRoot: root, ask: ["Read(./drafts/**)"] }).pipe(
+        Layer.provide([
+          Approver.layerScripted(Array(8).fill(Approver.allowOnce)),
+          Redactor.layerDefault,
+          NodeContext.layer
+        ]),
+        Layer.orDie
+      ),
+      FileTools.all()
+    )
+  const drafts = { ...tree, "drafts/plan.md": `${MARKER}\n`, "drafts/old/notes.md": `${MARKER}\n` }
+
+  it.scoped("gets what they approved: the file read, the directory searched and listed", () =>
+    Effect.gen(function*() {
+      const { root } = yield* workspace(drafts)
+      const runtime = yield* approving(root)
+      const read = ToolResult.text(yield* runtime.runCall(call("read_file", { path: "drafts/plan.md" })))
+      assert.include(read, MARKER)
+      const grep = ToolResult.text(yield* runtime.runCall(call("grep", { pattern: "MARKER", path: "drafts" })))
+      assert.strictEqual(grep, `drafts/plan.md:1:${MARKER}\ndrafts/old/notes.md:1:${MARKER}`)
+      const list = ToolResult.text(yield* runtime.runCall(call("list_directory", { path: "drafts" })))
+      assert.strictEqual(list, "drafts holds 2 entries:\nold/\nplan.md")
+    }))
+
+  it.scoped("but a search of the whole workspace, which nobody was asked about, skips it", () =>
+    Effect.gen(function*() {
+      const { root } = yield* workspace(drafts)
+      const runtime = yield* approving(root)
+      const grep = ToolResult.text(yield* runtime.runCall(call("grep", { pattern: "MARKER" })))
+      assert.notMatch(grep, /drafts\/(plan|old)/, grep)
+      assert.include(grep, "[1 directory was skipped: a permission rule wants a person to approve reading it")
+    }))
+})
+
 describe("the tools check the paths they reach themselves", () => {
   it.scoped("read_file refuses a final path the policy refuses", () =>
     Effect.gen(function*() {
