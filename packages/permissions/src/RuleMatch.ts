@@ -31,7 +31,6 @@ import type * as Mode from "./Mode.js"
 import type * as PathRule from "./PathRule.js"
 import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
-import type * as SandboxRules from "./SandboxRules.js"
 
 // ---------------------------------------------------------------------------
 // rules, compiled
@@ -135,7 +134,8 @@ export type Target =
     readonly _tag: "Command"
     readonly command: string
     readonly analysis: CommandLine.Analysis
-    readonly sandbox: SandboxRules.Placement
+    /** Where the command runs, as its tool says (`SandboxRules.Placement`). */
+    readonly sandbox: Extract<Policy.Subject, { readonly _tag: "Command" }>["sandbox"]
   }
   | {
     readonly _tag: "Path"

@@ -24,10 +24,21 @@
  * A command whose tool does not say (no sandbox in use, or unknown) is
  * decided as before.
  *
+ * The sandbox, in turn, enforces the path deny rules: {@link mirror} gives
+ * it the `Read` deny rules as paths to mask and the `Edit`/`Write` deny
+ * rules as paths to keep read-only, in a shape it accepts without
+ * importing this package. What a command reads by a glob, a walk or a
+ * symbolic link is then masked whatever the engine allowed.
+ *
  * @since 0.3.0
  */
 import type * as Policy from "@tool-runtime/core/Policy"
+import * as Either from "effect/Either"
 import * as Mode from "./Mode.js"
+import * as PathRule from "./PathRule.js"
+import type * as Rule from "./Rule.js"
+import * as RuleMatch from "./RuleMatch.js"
+import type * as Settings from "./Settings.js"
 
 /**
  * Where a command will run, as its tool says: the `sandbox` of core's
@@ -109,3 +120,93 @@ export const onAsk = (
       return Mode.onAsk(mode, facts)
   }
 }
+
+// ---------------------------------------------------------------------------
+// the deny rules, mirrored for the OS sandbox
+// ---------------------------------------------------------------------------
+
+/**
+ * One path deny rule as the OS sandbox applies it. The node package's
+ * sandbox accepts this shape structurally.
+ *
+ * @since 0.4.0
+ * @category mirror
+ */
+export interface PathMatcher {
+  /**
+   * Absolute path under which every match lies (the literal prefix of the
+   * rule: the workspace for `*.env`, `<ws>/secret` for `./secret/**`,
+   * `~/.ssh` expanded, `/etc` for `//etc/**`). On a case-insensitive
+   * workspace it is spelled as the rule spells it.
+   */
+  readonly base: string
+  /** The base itself matches (a rule naming one file or a whole directory: no walk needed). */
+  readonly exact: boolean
+  /** Whether an absolute path under `base` matches (a directory matching covers what is under it). */
+  readonly test: (absolutePath: string) => boolean
+  /** The rule as written, for messages. */
+  readonly rule: string
+}
+
+/**
+ * The deny rules the sandbox enforces: `read`, the `Read` deny rules with
+ * a path (to mask: nothing under them can be read, and so nothing written
+ * either); `write`, the `Edit` and `Write` deny rules with a path (to keep
+ * read-only). A `Read` deny is in `read` only.
+ *
+ * @since 0.4.0
+ * @category mirror
+ */
+export interface Mirror {
+  readonly read: ReadonlyArray<PathMatcher>
+  readonly write: ReadonlyArray<PathMatcher>
+}
+
+const writeTools = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"])
+
+/**
+ * The path deny rules, mirrored for the OS sandbox, resolved as the engine
+ * resolves them (a bare `secrets/**` matches at any depth below the
+ * workspace, so its base is the workspace). Rules without a path, and
+ * rules of other tools, are not mirrored. Fails on a rule the engine would
+ * refuse to load.
+ *
+ * @since 0.4.0
+ * @category mirror
+ */
+export const mirror = (
+  rules: { readonly deny: ReadonlyArray<string | Rule.Rule> },
+  location: Rule.Location
+): Either.Either<Mirror, Rule.InvalidRule> =>
+  Either.map(RuleMatch.compileAll(rules.deny, location, "deny"), (compiled) => {
+    const matchers = (tools: (tool: string) => boolean): ReadonlyArray<PathMatcher> =>
+      compiled.flatMap((rule) => {
+        if (!tools(rule.rule.tool) || rule.path === undefined || Either.isLeft(rule.path)) return []
+        const pattern: PathRule.PathPattern = rule.path.right
+        return [{ base: pattern.base, exact: pattern.exact, test: pattern.test, rule: rule.text }]
+      })
+    return { read: matchers((tool) => tool === "Read"), write: matchers((tool) => writeTools.has(tool)) }
+  })
+
+/**
+ * {@link mirror} of loaded settings, for a workspace. Paths compare without
+ * case where the platform's file system does, unless `caseInsensitive`
+ * says otherwise (as `Engine.Config.caseInsensitivePaths`).
+ *
+ * @since 0.4.0
+ * @category mirror
+ */
+export const mirrorSettings = (
+  settings: Settings.Settings,
+  workspace: {
+    readonly workspaceRoot: string
+    readonly homeDirectory?: string | undefined
+    readonly caseInsensitive?: boolean | undefined
+  }
+): Either.Either<Mirror, Rule.InvalidRule> =>
+  mirror(settings, {
+    workspaceRoot: PathRule.normalize(workspace.workspaceRoot),
+    homeDirectory: workspace.homeDirectory,
+    caseInsensitive: workspace.caseInsensitive ??
+      PathRule.defaultCaseInsensitive(globalThis.process?.platform ?? "")
+  })

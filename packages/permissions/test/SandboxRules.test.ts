@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Approver from "../src/Approver.js"
@@ -7,7 +8,7 @@ import * as Engine from "../src/Engine.js"
 import type * as Mode from "../src/Mode.js"
 import * as PermissionAudit from "../src/PermissionAudit.js"
 import * as PermissionHooks from "../src/PermissionHooks.js"
-import type * as SandboxRules from "../src/SandboxRules.js"
+import * as SandboxRules from "../src/SandboxRules.js"
 import * as Settings from "../src/Settings.js"
 import { deniedWith, engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
 import { request, sandboxedBash } from "./SampleTools.js"
@@ -354,5 +355,77 @@ describe("SandboxRules", () => {
       )
       assert.isUndefined(Engine.configFromSettings(Settings.empty, { workspaceRoot: "/w" }).autoAllowSandboxedCommands)
     })
+  })
+})
+
+describe("SandboxRules.mirror", () => {
+  const ws = "/work/project"
+  const location = { workspaceRoot: ws, homeDirectory: "/home/dev" }
+  const mirrored = (deny: ReadonlyArray<string>, where: Parameters<typeof SandboxRules.mirror>[1] = location) => {
+    const result = SandboxRules.mirror({ deny }, where)
+    assert.isTrue(Either.isRight(result), "the rules load")
+    return (result as Either.Right<never, SandboxRules.Mirror>).right
+  }
+  const only = (deny: string) => {
+    const { read, write } = mirrored([deny])
+    assert.strictEqual(read.length + write.length, 1, deny)
+    return (read[0] ?? write[0])!
+  }
+
+  it("each documented rule form has the base every match lies under, and matches what the engine denies", () => {
+    const forms: ReadonlyArray<
+      readonly [string, string, boolean, ReadonlyArray<string>, ReadonlyArray<string>]
+    > = [
+      // rule, base, exact, matches, does not match
+      ["Read(.env)", ws, false, [`${ws}/.env`, `${ws}/a/b/.env`], [`${ws}/.envrc`, "/elsewhere/.env"]],
+      ["Read(*.env)", ws, false, [`${ws}/prod.env`, `${ws}/a/x.env`], [`${ws}/env`, `${ws}/x.env.txt`]],
+      ["Read(secrets/**)", ws, false, [`${ws}/secrets/k`, `${ws}/vendor/secrets/k`], [`${ws}/secretsx/k`]],
+      ["Read(./secret/**)", `${ws}/secret`, true, [`${ws}/secret`, `${ws}/secret/a/b`], [`${ws}/src/secret/x`]],
+      ["Read(/src/**/*.ts)", `${ws}/src`, false, [`${ws}/src/a.ts`, `${ws}/src/a/b.ts`], [`${ws}/src/a.js`]],
+      ["Read(//etc/hosts)", "/etc/hosts", true, ["/etc/hosts"], ["/etc/hostname"]],
+      ["Read(//etc/**)", "/etc", true, ["/etc/passwd"], ["/etcx"]],
+      ["Read(~/.ssh/**)", "/home/dev/.ssh", true, ["/home/dev/.ssh/id_rsa"], ["/home/dev/.sshx"]]
+    ]
+    for (const [rule, base, exact, yes, no] of forms) {
+      const matcher = only(rule)
+      assert.strictEqual(matcher.rule, rule)
+      assert.strictEqual(matcher.base, base, rule)
+      assert.strictEqual(matcher.exact, exact, rule)
+      for (const path of yes) {
+        assert.isTrue(matcher.test(path), `${rule} matches ${path}`)
+        assert.isTrue(path === base || path.startsWith(base === "/" ? "/" : `${base}/`), `${path} under ${base}`)
+      }
+      for (const path of no) assert.isFalse(matcher.test(path), `${rule} does not match ${path}`)
+    }
+  })
+
+  it("Read denies mask (read only); Edit and Write denies keep paths read-only; the rest are not mirrored", () => {
+    const { read, write } = mirrored([
+      "Read(./secret/**)",
+      "Edit(./dist/**)",
+      "Write(//etc/**)",
+      "Read",
+      "Bash(rm:*)",
+      "WebFetch(domain:example.com)"
+    ])
+    assert.deepStrictEqual(read.map((m) => m.rule), ["Read(./secret/**)"])
+    assert.deepStrictEqual(write.map((m) => m.rule), ["Edit(./dist/**)", "Write(//etc/**)"])
+    assert.deepStrictEqual(write.map((m) => m.base), [`${ws}/dist`, "/etc"])
+  })
+
+  it("on a case-insensitive workspace the matcher ignores case", () => {
+    const { read } = mirrored(["Read(./Secret/**)"], { ...location, caseInsensitive: true })
+    assert.isTrue(read[0]!.test(`${ws}/SECRET/key`))
+    assert.strictEqual(read[0]!.base, `${ws}/Secret`)
+    const strict = mirrored(["Read(./Secret/**)"], { ...location, caseInsensitive: false })
+    assert.isFalse(strict.read[0]!.test(`${ws}/SECRET/key`))
+  })
+
+  it("a rule the engine would refuse fails, and loaded settings mirror the same", () => {
+    assert.isTrue(Either.isLeft(SandboxRules.mirror({ deny: ["Read(~/.ssh/**)"] }, { workspaceRoot: ws })))
+    const settings = { ...Settings.empty, deny: [{ tool: "Read", specifier: "./secret/**" }] }
+    const result = SandboxRules.mirrorSettings(settings, { workspaceRoot: `${ws}/`, caseInsensitive: false })
+    assert.isTrue(Either.isRight(result))
+    assert.strictEqual((result as Either.Right<never, SandboxRules.Mirror>).right.read[0]!.base, `${ws}/secret`)
   })
 })
