@@ -812,10 +812,13 @@ const makeWith = (
         return yield* askPerson(gap.cause, true, false, gap.hint)
       }).pipe((decide) => traced(request, decide))
 
-    // A path a running call met by itself (a file a search opens): the deny
-    // and ask rules with a path judge it as they judge a path the call names.
-    // A rule without one decided the call itself, before it ran.
-    const checkPath = (toolName: string, path: string, access: "read" | "write"): Policy.PathRefusal | undefined => {
+    // A path a running call met by itself (a file a search opens, an entry a
+    // walk lists; real, as the tools report it): the deny and ask rules with a
+    // path judge it as they judge a path the call names, a Read deny keeping
+    // it from writes too. A rule without a path decided the call itself,
+    // before it ran. Synchronous and without I/O: it runs once per file.
+    const checkPath = (toolName: string, reached: string, access: "read" | "write"): Policy.PathRefusal | undefined => {
+      const path = Rule.resolve(reached, location)
       const target: RuleMatch.Target = {
         _tag: "Path",
         path,
