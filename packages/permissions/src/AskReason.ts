@@ -7,6 +7,8 @@
  * model, when no one can answer (`dontAsk`, a headless approver), sees both.
  * The engine redacts them, as every reason.
  *
+ * Internal to the package, like `RuleMatch`: the index does not export it.
+ *
  * @since 0.4.0
  */
 import type * as ReadReach from "./ReadReach.js"

@@ -28,6 +28,8 @@
  * links a command names are the engine's: it resolves them before asking
  * this module); the OS sandbox masks what they lead to.
  *
+ * Internal to the package, like `RuleMatch`: the index does not export it.
+ *
  * @since 0.4.0
  */
 import type * as CommandLine from "./CommandLine.js"
