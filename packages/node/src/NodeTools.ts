@@ -40,9 +40,14 @@ import type * as Tool from "@tool-runtime/core/Tool"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Approver from "@tool-runtime/permissions/Approver"
 import * as Engine from "@tool-runtime/permissions/Engine"
+import * as PathRule from "@tool-runtime/permissions/PathRule"
+import type * as Rule from "@tool-runtime/permissions/Rule"
+import * as SandboxRules from "@tool-runtime/permissions/SandboxRules"
 import * as Settings from "@tool-runtime/permissions/Settings"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as BackgroundJobs from "./BackgroundJobs.js"
@@ -144,13 +149,16 @@ export const settingsFiles = (
   project: NodePath.join(root, ".tool-runtime", "settings.json")
 })
 
+const realOrSame = (path: string): string => Either.getOrElse(Either.try(() => NodeFs.realpathSync(path)), () => path)
+
 /** The engine's configuration: the files' rules and the caller's together, the caller's options first. */
 const engineConfig = (options: Options, settings: Settings.Settings): Engine.Config => {
   const extra = options.permissions ?? {}
   const fromFiles = Engine.configFromSettings(settings, {
     ...extra,
-    workspaceRoot: options.root,
-    homeDirectory: extra.homeDirectory ?? NodeOs.homedir(),
+    // Real paths: the file tools and the sandbox see those, and a rule must meet them.
+    workspaceRoot: realOrSame(options.root),
+    homeDirectory: realOrSame(extra.homeDirectory ?? options.sandbox?.home ?? NodeOs.homedir()),
     mode: extra.mode ?? settings.defaultMode ?? "acceptEdits",
     autoAllowSandboxedCommands: extra.autoAllowSandboxedCommands ?? settings.autoAllowSandboxedCommands ?? true
   })
@@ -162,17 +170,37 @@ const engineConfig = (options: Options, settings: Settings.Settings): Engine.Con
   }
 }
 
-/** The sandbox's configuration: the files', then what the caller set here (a flag wins over a file). */
-const sandboxConfig = (options: Options, settings: SandboxSettings.Settings): Sandbox.Config => {
-  const given = options.sandbox ?? {}
-  const fromFiles = SandboxSettings.toConfig(settings, { ...given, workspace: options.root })
-  return {
-    ...fromFiles,
-    ...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)),
-    workspace: options.root,
-    denyRead: fromFiles.denyRead
-  }
-}
+/**
+ * The sandbox's configuration: the files', then what the caller set here (a
+ * flag wins over a file), with the engine's path deny rules mirrored, so
+ * that a command, even one a person approved, cannot read what a Read deny
+ * keeps from the file tools, nor write what an Edit deny protects.
+ */
+const sandboxConfig = (
+  options: Options,
+  settings: SandboxSettings.Settings,
+  engine: Engine.Config
+): Either.Either<Sandbox.Config, Rule.InvalidRule> =>
+  Either.map(
+    SandboxRules.mirror({ deny: engine.deny ?? [] }, {
+      workspaceRoot: PathRule.normalize(engine.workspaceRoot),
+      homeDirectory: engine.homeDirectory,
+      caseInsensitive: engine.caseInsensitivePaths ??
+        PathRule.defaultCaseInsensitive(globalThis.process?.platform ?? "")
+    }),
+    (mirrored) => {
+      const given = options.sandbox ?? {}
+      const fromFiles = SandboxSettings.toConfig(settings, { ...given, workspace: engine.workspaceRoot })
+      return {
+        ...fromFiles,
+        ...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)),
+        workspace: engine.workspaceRoot,
+        denyRead: fromFiles.denyRead,
+        denyReadMatching: [...mirrored.read, ...(given.denyReadMatching ?? [])],
+        denyWriteMatching: [...mirrored.write, ...(given.denyWriteMatching ?? [])]
+      }
+    }
+  )
 
 /**
  * The runtime over a workspace, confined and governed by the settings
@@ -184,8 +212,11 @@ const sandboxConfig = (options: Options, settings: SandboxSettings.Settings): Sa
  * @category layers
  */
 export const layer = (options: Options) =>
-  Layer.unwrapEffect(Effect.map(loadSettings(options), (loaded) => {
-    const root = options.root
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const loaded = yield* loadSettings(options)
+    const permissions = engineConfig(options, loaded.permissions)
+    const sandbox = yield* sandboxConfig(options, loaded.sandbox, permissions)
+    const root = permissions.workspaceRoot
     const registry = Layer.unwrapEffect(Effect.map(Sandbox.Sandbox, (sandbox) =>
       Registry.layer<ReadonlyArray<Tool.Tool<string, any, any, any, Provided>>>(ToolRuntime.withReadTool([
         ...FileTools.all(),
@@ -199,7 +230,7 @@ export const layer = (options: Options) =>
     const runner = ProcessRunner.layer
     const services = Layer.mergeAll(
       store,
-      Engine.layer(engineConfig(options, loaded.permissions)).pipe(
+      Engine.layer(permissions).pipe(
         Layer.provide([options.approver ?? Approver.layerHeadless, Redactor.layerDefault])
       ),
       Redactor.layerDefault,
@@ -210,7 +241,7 @@ export const layer = (options: Options) =>
     return ToolRuntime.layer(options.runtime).pipe(
       Layer.provide(registry),
       Layer.provideMerge(services),
-      Layer.provideMerge(Sandbox.layer(sandboxConfig(options, loaded.sandbox)))
+      Layer.provideMerge(Sandbox.layer(sandbox))
     )
   }))
 
