@@ -42,7 +42,10 @@ if (!sandbox.status.available) throw new Error(sandbox.status.problem)
 const plainTool = ShellTool.make({ root, sandbox: "unconfined", name: "bash" })
 const confinedTool = ShellTool.make({ root, name: "bash", sandbox })
 const plain = ManagedRuntime.make(
-  Layer.mergeAll(ToolRuntime.layerDefault([plainTool]).pipe(Layer.provide(ProcessRunner.layerUnconfined)), ProcessRunner.layerUnconfined)
+  Layer.mergeAll(
+    ToolRuntime.layerDefault([plainTool]).pipe(Layer.provide(ProcessRunner.layerUnconfined)),
+    ProcessRunner.layerUnconfined
+  )
 )
 const confined = ManagedRuntime.make(
   Layer.mergeAll(

@@ -84,7 +84,8 @@ const workspace = () => {
 
 type Workspace = ReturnType<typeof workspace>
 
-type Outcome = "ran" | "asked" | "denied"
+/** `refused`: the tool's own rule refused the call (a `rule_violation`) before anyone was asked. */
+type Outcome = "ran" | "asked" | "denied" | "refused"
 
 interface Row {
   readonly mode: Mode.Mode
@@ -187,15 +188,22 @@ const rows: ReadonlyArray<Row> = [
   // Protected paths ask even in acceptEdits; only bypassPermissions writes them.
   {
     mode: "acceptEdits",
-    ...write(".git/hooks/pre-commit"),
+    ...write(".vscode/settings.json"),
     expected: "asked",
-    check: notWritten(".git/hooks/pre-commit")
+    check: notWritten(".vscode/settings.json")
   },
   {
     mode: "bypassPermissions",
-    ...write(".git/hooks/pre-commit"),
+    ...write(".vscode/settings.json"),
     expected: "ran",
-    check: written(".git/hooks/pre-commit")
+    check: written(".vscode/settings.json")
+  },
+  // Git's hooks and configuration run code in the user's own git: the file tools refuse them in every mode.
+  {
+    mode: "bypassPermissions",
+    ...write(".git/hooks/pre-commit"),
+    expected: "refused",
+    check: notWritten(".git/hooks/pre-commit")
   },
   // dontAsk: what would ask is denied, nobody is asked.
   { mode: "dontAsk", ...write("src/b.ts"), expected: "denied", check: notWritten("src/b.ts") },
@@ -261,7 +269,15 @@ const runRow = (row: Row) =>
     const result = yield* runtime.runCall({ id: "c1", name: row.tool, input: row.input })
     const asked = (yield* prompts).length > 0
     const code = result.error?.code
-    const actual = !result.isError ? "ran" : asked ? "asked" : code === "permission_denied" ? "denied" : `error`
+    const actual = !result.isError
+      ? "ran"
+      : asked
+      ? "asked"
+      : code === "permission_denied"
+      ? "denied"
+      : code === "rule_violation"
+      ? "refused"
+      : `error`
     const text = ToolResult.text(result)
     table.push(
       `| ${describeCall(row)} | ${row.mode} | ${row.expected} | ${actual} | ${asked} | ${code ?? "-"} | ${
@@ -283,6 +299,10 @@ const runRow = (row: Row) =>
         assert.isFalse(asked, `a denied call is not asked about: ${text}`)
         assert.isTrue(result.isError)
         assert.strictEqual(code, "permission_denied", text)
+        break
+      case "refused":
+        assert.isFalse(asked, `a refused call is not asked about: ${text}`)
+        assert.strictEqual(code, "rule_violation", text)
         break
     }
     row.check(ws, text)

@@ -127,7 +127,10 @@ const allowed = Effect.succeed(allow)
  * @since 0.1.0
  * @category layers
  */
-export const layerAllowAll: Layer.Layer<Policy> = Layer.succeed(Policy, { authorize: () => allowed, checkPath: () => undefined })
+export const layerAllowAll: Layer.Layer<Policy> = Layer.succeed(Policy, {
+  authorize: () => allowed,
+  checkPath: () => undefined
+})
 
 /**
  * A deny rule: a tool name, or a pattern with `*` wildcards (`mcp__*`), and

@@ -129,7 +129,11 @@ describe("NodeTools.layer", () => {
       assert.deepStrictEqual(escapes, [])
       // Each probe ran (no permission rule stopped it: the sandbox did), and its result says how.
       for (const [i, result] of results.entries()) {
-        assert.include(result.meta.sandbox ?? "", "workspace-write (bubblewrap)", `${probes[i]!.id}: ${ToolResult.text(result)}`)
+        assert.include(
+          result.meta.sandbox ?? "",
+          "workspace-write (bubblewrap)",
+          `${probes[i]!.id}: ${ToolResult.text(result)}`
+        )
       }
       assert.include(ToolResult.text(results[8]!), "withheld")
     }))

@@ -16,7 +16,10 @@ describe("after shutdown", () => {
     Effect.gen(function*() {
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(
-        Layer.merge(BackgroundJobs.layer().pipe(Layer.provide(ProcessRunner.layerUnconfined)), ProcessRunner.layerUnconfined),
+        Layer.merge(
+          BackgroundJobs.layer().pipe(Layer.provide(ProcessRunner.layerUnconfined)),
+          ProcessRunner.layerUnconfined
+        ),
         scope
       )
       yield* Scope.close(scope, Exit.void)
