@@ -11,7 +11,7 @@
  *    the mode or the person would say (for a command, every command any
  *    reading of the line could run, `CommandLine`; for a path, the path as
  *    written and after symbolic links; a Read deny also covers the files a
- *    command names and the tools that write);
+ *    command names, through links too, and the tools that write: `DenyCheck`);
  * 3. a hook's deny;
  * 4. ask rules and a hook's ask: the person is asked, in every mode
  *    (`dontAsk` denies, saying why);
@@ -27,13 +27,15 @@
  *    session, and the read-only commands (`ReadOnlyCommands`); in
  *    `acceptEdits`, the file commands inside the workspace. A command line
  *    is allowed by rules only when it is provably simple and every command
- *    in it, and every command its wrappers run, is covered;
+ *    in it, and every command its wrappers run, is covered, and never when
+ *    it could read files a Read rule guards without naming them (a glob, a
+ *    recursive read, git printing the repository: `ReadReach`);
  * 11. with `autoAllowSandboxedCommands`, a command confined to the OS
  *    sandbox, in `default` and `acceptEdits` (see `SandboxRules`);
  * 12. the person, through the `Approver`. What asking means depends on the
  *    mode: `dontAsk` denies, `bypassPermissions` allows, `plan` denies
  *    edits; with no one to ask, the call is denied and the model is told
- *    why.
+ *    the real cause and what to do instead (`AskReason`).
  *
  * A command that asks to run outside the sandbox (`sandbox: "unconfined"`
  * on its subject) always reaches the person: a hook's allow, the mode's
@@ -72,6 +74,7 @@ import * as Approver from "./Approver.js"
 import * as AskReason from "./AskReason.js"
 import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
+import * as DenyCheck from "./DenyCheck.js"
 import * as Mode from "./Mode.js"
 import * as PathRule from "./PathRule.js"
 import * as PermissionAudit from "./PermissionAudit.js"
@@ -252,36 +255,6 @@ const makeWith = (
     const aliases = new Map(
       Object.entries({ ...defaultTools, ...config.tools }).map(([name, tools]) => [name, new Set(tools)])
     )
-    const readDenies = denyRules.filter((rule) => rule.rule.tool === "Read" && rule.rule.specifier !== undefined)
-    // The path rules that guard reading, for the paths a command names or could reach.
-    const guardsOf = (rules: ReadonlyArray<RuleMatch.Compiled>, list: "deny" | "ask"): Array<ReadReach.Guard> =>
-      rules.flatMap((rule) =>
-        rule.rule.tool === "Read" && rule.path !== undefined && Either.isRight(rule.path)
-          ? [{ rule: rule.text, list, pattern: rule.path.right }]
-          : []
-      )
-    const readDenyGuards = guardsOf(denyRules, "deny")
-    const readGuards = [...readDenyGuards, ...guardsOf(askRules, "ask")]
-    // The Read-denied path a command names, as written or where it leads.
-    const namedDenied = (target: RuleMatch.Target): Effect.Effect<ReadReach.Named | undefined> => {
-      if (target._tag !== "Command" || readDenyGuards.length === 0) return Effect.succeed(undefined)
-      const entries = ReadReach.namedPaths(target.analysis, location)
-      const lexical = ReadReach.named(entries, readDenyGuards)
-      if (lexical !== undefined || Option.isNone(fileSystem)) return Effect.succeed(lexical)
-      return Effect.map(
-        Effect.forEach(
-          new Set(entries.map((entry) => entry.path)),
-          (path) => Effect.map(linked(path), (paths) => [path, paths] as const)
-        ),
-        (pairs) => {
-          const leads = new Map(pairs)
-          return ReadReach.named(entries, readDenyGuards, (path) => leads.get(path) ?? [path])
-        }
-      )
-    }
-    const pathDenies = denyRules.filter((rule) =>
-      Rule.pathRuleNames.has(rule.rule.tool) && rule.rule.specifier !== undefined
-    )
     const editAllows = allowRules.filter((rule) =>
       (rule.rule.tool === "Edit" || rule.rule.tool === "Write") && rule.path !== undefined && Either.isRight(rule.path)
     )
@@ -311,6 +284,14 @@ const makeWith = (
       if (found === undefined) names.set(name, found = rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases)))
       return found
     }
+    const denyCheck = DenyCheck.make({
+      deny: denyRules,
+      ask: askRules,
+      location,
+      aliases,
+      forTool,
+      linked: Option.isNone(fileSystem) ? undefined : linked
+    })
     const allowTexts = new Set(allowRules.map((rule) => rule.text))
     const acceptEditsTexts = new Set(acceptEditsRules.map((rule) => rule.text))
 
@@ -470,41 +451,8 @@ const makeWith = (
         const facts = RuleMatch.factsOf(tool, target)
         const placement = target._tag === "Command" ? target.sandbox : undefined
         const unconfined = placement === "unconfined"
-        const checkDeny = (
-          t: RuleMatch.Target,
-          named: ReadReach.Named | undefined
-        ): { readonly rule: string; readonly detail: string | undefined } | undefined => {
-          // A Read deny keeps the path from the tools that write it too.
-          const denying = t._tag === "Path" && t.access === "write"
-            ? [
-              ...forTool(denyRules, tool.name),
-              ...readDenies.filter((rule) => !Rule.namesTool(rule.rule, tool.name, aliases))
-            ]
-            : forTool(denyRules, tool.name)
-          for (const rule of denying) {
-            const match = RuleMatch.restrictiveMatch(rule, t)
-            if (match !== undefined) return match
-          }
-          // A command's arguments name files: a Read deny keeps them from `cat` as from read_file,
-          // through the links they lead along.
-          if (t._tag === "Command" && named !== undefined) {
-            return { rule: named.guard.rule, detail: named.detail }
-          }
-          // A redirection writes a file: the path deny rules see it as the file tools' write.
-          if (t._tag === "Command") {
-            for (const path of t.analysis.writes) {
-              const absolute = Rule.resolve(path, location)
-              const rule = pathDenies.find((r) =>
-                r.path !== undefined && Either.isRight(r.path) && r.path.right.test(absolute)
-              )
-              if (rule !== undefined) return { rule: rule.text, detail: `it writes ${path}` }
-            }
-          }
-          return undefined
-        }
-
         // 2. Deny rules win over everything that follows, hooks included.
-        const denyMatch = checkDeny(target, yield* namedDenied(target))
+        const denyMatch = yield* denyCheck.match(tool.name, target)
         if (denyMatch !== undefined) {
           return yield* denied(
             { _tag: "Rule", list: "deny", rules: [denyMatch.rule] },
@@ -638,7 +586,7 @@ const makeWith = (
                   const changed = Either.isRight(decoded)
                     ? yield* withLinks(RuleMatch.analyse(tool.subject(decoded.right), location, commandLine))
                     : undefined
-                  const match = changed === undefined ? undefined : checkDeny(changed, yield* namedDenied(changed))
+                  const match = changed === undefined ? undefined : yield* denyCheck.match(tool.name, changed)
                   if (match !== undefined) {
                     return yield* denied(
                       { _tag: "Rule", list: "deny", rules: [match.rule] },
@@ -752,7 +700,9 @@ const makeWith = (
         // A line that could read files a Read rule guards without naming them (a
         // glob, a recursive read, git printing the repository) is not: no rule
         // names what it will read.
-        const reach = target._tag === "Command" ? ReadReach.find(target.analysis, readGuards, location) : undefined
+        const reach = target._tag === "Command"
+          ? ReadReach.find(target.analysis, denyCheck.readGuards, location)
+          : undefined
         const sessionRules = yield* Ref.get(session)
         const allowedBy = reach !== undefined ? undefined : RuleMatch.allowOrGap(
           [
@@ -812,42 +762,9 @@ const makeWith = (
         return yield* askPerson(gap.cause, true, false, gap.hint)
       }).pipe((decide) => traced(request, decide))
 
-    // A path a running call met by itself (a file a search opens, an entry a
-    // walk lists; real, as the tools report it): the deny and ask rules with a
-    // path judge it as they judge a path the call names, a Read deny keeping
-    // it from writes too. A rule without a path decided the call itself,
-    // before it ran. Synchronous and without I/O: it runs once per file.
-    const checkPath = (toolName: string, reached: string, access: "read" | "write"): Policy.PathRefusal | undefined => {
-      const path = Rule.resolve(reached, location)
-      const target: RuleMatch.Target = {
-        _tag: "Path",
-        path,
-        paths: [path],
-        access,
-        inside: Rule.isInside(path, location.workspaceRoot)
-      }
-      const denying = access === "write"
-        ? [
-          ...forTool(denyRules, toolName),
-          ...readDenies.filter((rule) => !Rule.namesTool(rule.rule, toolName, aliases))
-        ]
-        : forTool(denyRules, toolName)
-      for (const rule of denying) {
-        if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
-          return { verdict: "deny", rule: rule.text }
-        }
-      }
-      for (const rule of forTool(askRules, toolName)) {
-        if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
-          return { verdict: "ask", rule: rule.text }
-        }
-      }
-      return undefined
-    }
-
     return {
       authorize,
-      checkPath,
+      checkPath: denyCheck.checkPath,
       mode: Ref.get(modeRef),
       setMode: (mode) => Ref.set(modeRef, mode),
       sessionRules: Effect.map(Ref.get(session), (rules) => rules.map((rule) => rule.text))

@@ -1,0 +1,138 @@
+/**
+ * How the deny rules meet a call (step 2 of the evaluation) and the paths a
+ * running call meets by itself (`checkPath`). A deny rule matching any
+ * reading of the call denies; a `Read` deny also covers the tools that
+ * write a path, the files a command names (as written, from every directory
+ * a `cd` leaves it in, and where symbolic links lead, `ReadReach`), and the
+ * path deny rules cover the files a redirection writes.
+ *
+ * Internal to the package, like `RuleMatch`: the index does not export it.
+ *
+ * @since 0.4.0
+ */
+import type * as Policy from "@tool-runtime/core/Policy"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ReadReach from "./ReadReach.js"
+import * as Rule from "./Rule.js"
+import * as RuleMatch from "./RuleMatch.js"
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface Match {
+  readonly rule: string
+  readonly detail: string | undefined
+}
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface Service {
+  /** The `Read` deny and ask rules with a path, for what a command could read without naming it. */
+  readonly readGuards: ReadonlyArray<ReadReach.Guard>
+  /** The deny rule a call of `toolName` on `target` meets, and what of the call it matched. */
+  readonly match: (toolName: string, target: RuleMatch.Target) => Effect.Effect<Match | undefined>
+  /** Core's `Policy.checkPath`: the deny, then the ask, rules with a path. */
+  readonly checkPath: (toolName: string, path: string, access: "read" | "write") => Policy.PathRefusal | undefined
+}
+
+/**
+ * @since 0.4.0
+ * @category constructors
+ */
+export const make = (options: {
+  readonly deny: ReadonlyArray<RuleMatch.Compiled>
+  readonly ask: ReadonlyArray<RuleMatch.Compiled>
+  readonly location: Rule.Location
+  readonly aliases: ReadonlyMap<string, ReadonlySet<string>>
+  /** A list's rules for a tool (the engine's cache). */
+  readonly forTool: (rules: ReadonlyArray<RuleMatch.Compiled>, name: string) => ReadonlyArray<RuleMatch.Compiled>
+  /** The paths a path leads to through symbolic links; `undefined` when links are ignored. */
+  readonly linked: ((path: string) => Effect.Effect<ReadonlyArray<string>>) | undefined
+}): Service => {
+  const { aliases, ask, deny, forTool, linked, location } = options
+  const readDenies = deny.filter((rule) => rule.rule.tool === "Read" && rule.rule.specifier !== undefined)
+  const pathDenies = deny.filter((rule) => Rule.pathRuleNames.has(rule.rule.tool) && rule.rule.specifier !== undefined)
+  const guardsOf = (rules: ReadonlyArray<RuleMatch.Compiled>, list: "deny" | "ask"): Array<ReadReach.Guard> =>
+    rules.flatMap((rule) =>
+      rule.rule.tool === "Read" && rule.path !== undefined && Either.isRight(rule.path)
+        ? [{ rule: rule.text, list, pattern: rule.path.right }]
+        : []
+    )
+  const readDenyGuards = guardsOf(deny, "deny")
+
+  // A Read deny keeps a path from the tools that write it too.
+  const denying = (toolName: string, access: "read" | "write" | undefined) =>
+    access === "write"
+      ? [...forTool(deny, toolName), ...readDenies.filter((rule) => !Rule.namesTool(rule.rule, toolName, aliases))]
+      : forTool(deny, toolName)
+
+  // The Read-denied path a command names, as written or where it leads.
+  const namedDenied = (target: RuleMatch.Target): Effect.Effect<ReadReach.Named | undefined> => {
+    if (target._tag !== "Command" || readDenyGuards.length === 0) return Effect.succeed(undefined)
+    const entries = ReadReach.namedPaths(target.analysis, location)
+    const lexical = ReadReach.named(entries, readDenyGuards)
+    if (lexical !== undefined || linked === undefined) return Effect.succeed(lexical)
+    return Effect.map(
+      Effect.forEach(
+        new Set(entries.map((entry) => entry.path)),
+        (path) => Effect.map(linked(path), (paths) => [path, paths] as const)
+      ),
+      (pairs) => {
+        const leads = new Map(pairs)
+        return ReadReach.named(entries, readDenyGuards, (path) => leads.get(path) ?? [path])
+      }
+    )
+  }
+
+  const match = (toolName: string, target: RuleMatch.Target): Effect.Effect<Match | undefined> =>
+    Effect.map(namedDenied(target), (named) => {
+      for (const rule of denying(toolName, target._tag === "Path" ? target.access : undefined)) {
+        const found = RuleMatch.restrictiveMatch(rule, target)
+        if (found !== undefined) return found
+      }
+      if (target._tag !== "Command") return undefined
+      // A command's arguments name files: a Read deny keeps them from `cat` as from read_file.
+      if (named !== undefined) return { rule: named.guard.rule, detail: named.detail }
+      // A redirection writes a file: the path deny rules see it as the file tools' write.
+      for (const path of target.analysis.writes) {
+        const absolute = Rule.resolve(path, location)
+        const rule = pathDenies.find((r) =>
+          r.path !== undefined && Either.isRight(r.path) && r.path.right.test(absolute)
+        )
+        if (rule !== undefined) return { rule: rule.text, detail: `it writes ${path}` }
+      }
+      return undefined
+    })
+
+  // A path a running call met by itself (a file a search opens, an entry a
+  // walk lists; real, as the tools report it): the rules with a path judge it
+  // as they judge a path the call names. A rule without a path decided the
+  // call itself, before it ran. Synchronous and without I/O: once per file.
+  const checkPath = (toolName: string, reached: string, access: "read" | "write"): Policy.PathRefusal | undefined => {
+    const path = Rule.resolve(reached, location)
+    const target: RuleMatch.Target = {
+      _tag: "Path",
+      path,
+      paths: [path],
+      access,
+      inside: Rule.isInside(path, location.workspaceRoot)
+    }
+    for (const rule of denying(toolName, access)) {
+      if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
+        return { verdict: "deny", rule: rule.text }
+      }
+    }
+    for (const rule of forTool(ask, toolName)) {
+      if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
+        return { verdict: "ask", rule: rule.text }
+      }
+    }
+    return undefined
+  }
+
+  return { readGuards: [...readDenyGuards, ...guardsOf(ask, "ask")], match, checkPath }
+}
