@@ -112,25 +112,34 @@ export const make = (options: {
   // walk lists; real, as the tools report it): the rules with a path judge it
   // as they judge a path the call names. A rule without a path decided the
   // call itself, before it ran. Synchronous and without I/O: once per file.
+  // The rules with a path that can refuse a tool's access, found once per
+  // tool and access: a walk asks for every file it meets, and most tools
+  // meet no rule at all.
+  interface PathRules {
+    readonly deny: ReadonlyArray<RuleMatch.Compiled>
+    readonly ask: ReadonlyArray<RuleMatch.Compiled>
+  }
+  const pathRules = new Map<string, PathRules>()
+  const withPath = (rules: ReadonlyArray<RuleMatch.Compiled>) =>
+    rules.filter((rule) => rule.rule.specifier !== undefined)
+  const rulesFor = (toolName: string, access: "read" | "write"): PathRules => {
+    const key = `${access}\u0000${toolName}`
+    let found = pathRules.get(key)
+    if (found === undefined) {
+      found = { deny: withPath(denying(toolName, access)), ask: withPath(forTool(ask, toolName)) }
+      pathRules.set(key, found)
+    }
+    return found
+  }
+  // A pattern that did not compile applies, as a restrictive rule does wherever the engine cannot tell.
+  const meets = (rule: RuleMatch.Compiled, path: string) =>
+    rule.path === undefined || Either.isLeft(rule.path) || rule.path.right.test(path)
   const checkPath = (toolName: string, reached: string, access: "read" | "write"): Policy.PathRefusal | undefined => {
+    const rules = rulesFor(toolName, access)
+    if (rules.deny.length === 0 && rules.ask.length === 0) return undefined
     const path = Rule.resolve(reached, location)
-    const target: RuleMatch.Target = {
-      _tag: "Path",
-      path,
-      paths: [path],
-      access,
-      inside: Rule.isInside(path, location.workspaceRoot)
-    }
-    for (const rule of denying(toolName, access)) {
-      if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
-        return { verdict: "deny", rule: rule.text }
-      }
-    }
-    for (const rule of forTool(ask, toolName)) {
-      if (rule.rule.specifier !== undefined && RuleMatch.restrictiveMatch(rule, target) !== undefined) {
-        return { verdict: "ask", rule: rule.text }
-      }
-    }
+    for (const rule of rules.deny) if (meets(rule, path)) return { verdict: "deny", rule: rule.text }
+    for (const rule of rules.ask) if (meets(rule, path)) return { verdict: "ask", rule: rule.text }
     return undefined
   }
 
