@@ -165,6 +165,11 @@ export const collectReadings = (
   depth: number
 ): void => {
   const env: Env = new Map()
+  // Where bash and the grammar may end a here-document at different lines (several on a line,
+  // CR, backslash-newline, a delimiter bash transforms), a body may be commands to bash.
+  const tangled = /<<[^<]/.test(root.text) &&
+    (/\r|\\\n/.test(root.text) || (root.text.match(/<<[^<]/g)?.length ?? 0) > 1 ||
+      /<<-?\s*(?:\$'|[^\s'"]*\\)/.test(root.text))
   const stack: Array<SyntaxNode> = [root]
   const depths: Array<number> = [0]
   while (stack.length > 0 && !readings.full) {
@@ -211,6 +216,15 @@ export const collectReadings = (
         substitutionReadings(analyse, node.text.replace(/^\[\[|\]\]$/g, ""), readings, depth)
         break
       case "heredoc_redirect": {
+        // `cat <<EOF; rm x`: bash ends the delimiter at the operator, the grammar takes `EOF;` whole
+        // and the command after it as loose words. The rest of that line is read as bash reads it.
+        const start = node.children.find((c) => c.type === "heredoc_start")
+        const cut = start === undefined ? -1 : start.text.search(/[;&|<>()]/)
+        if (start !== undefined && cut >= 0) {
+          const line = node.text.slice(start.startIndex - node.startIndex + cut).split("\n")[0]!
+          lexicalReadings(line, readings)
+          scriptReadings(analyse, line.replace(/^[;&|]+/, ""), readings, depth)
+        }
         // `cat <<EOF | sh`: the grammar hangs the pipeline on the redirection; a shell in it reads the body.
         const piped = node.children.find((c) => c.type === "pipeline")
         const body = node.children.find((c) => c.type === "heredoc_body")
@@ -230,6 +244,10 @@ export const collectReadings = (
         // quoted; the grammar leaves some of them as text.
         const start = node.parent?.children.find((c) => c.type === "heredoc_start")?.text ?? ""
         if (!/['"\\]/.test(start)) substitutionReadings(analyse, node.text, readings, depth)
+        if (tangled) {
+          lexicalReadings(node.text, readings)
+          scriptReadings(analyse, node.text, readings, depth)
+        }
         break
       }
       case "file_redirect": {

@@ -139,6 +139,30 @@ describe("issue 21: nested backquotes", () => {
     }))
 })
 
+describe("issue 21: here-documents bash delimits otherwise than the grammar", () => {
+  // Missed denies of the 100,000-line differential: bash ran the denied command in each.
+  const tangled = [
+    "npm test -r <<EOF; rm -rf /\nbody\nEOF; node -e 1",
+    "tee -n <<EOF; rm -rf /\nbody\nEOF; make",
+    "git status <<A <<B\nA\nmake\nB\rls <<'EOF'\n$(rm -rf /)\nEOF; make",
+    "make <<EOF\nEOF \ngit status\nEOF \\\n&& make <<'EOF'\n$(rm -rf /)\nEOF"
+  ]
+
+  it.effect("a deny rule denies the command after the delimiter, or in a body bash reads as commands", () =>
+    Effect.gen(function*() {
+      const got = yield* outcomes(tangled)
+      assert.deepStrictEqual(got, tangled.map((line) => `deny:rule ${JSON.stringify(line)}`))
+    }))
+
+  it.effect.skipIf(unavailable !== undefined)("bash runs rm for each", () =>
+    Effect.gen(function*() {
+      const results = yield* BashOracle.run(tangled, { parallel: 1 })
+      for (const result of results) {
+        assert.isTrue(result.execs.some((exec) => exec.argv[0] === "rm"), JSON.stringify(result.line))
+      }
+    }))
+})
+
 /** Lines bash shows harmless, whose every command the rules allow. */
 const harmless: ReadonlyArray<string> = [
   "ls {a,b}",
