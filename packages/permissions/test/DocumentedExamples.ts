@@ -652,10 +652,19 @@ export const examples: ReadonlyArray<Example> = [
   },
   {
     source: `${PERMISSIONS}#process-wrappers`,
-    quote: "a rule like `Bash(devbox run *)` matches whatever comes after `run`, including `devbox run rm -rf .`",
+    quote:
+      "a rule like `Bash(devbox run *)` matches whatever comes after `run`, including `devbox run rm -rf .` (an inner command that destroys nothing: the destructive one is asked about in every mode, whatever allows it, since deny, ask and the destruction check read through programs the engine does not know; see the next example)",
+    allow: ["Bash(devbox run *)"],
+    call: bash("devbox run rm build.log"),
+    expected: "allow"
+  },
+  {
+    source: `${PERMISSIONS}#process-wrappers`,
+    quote:
+      "a rule like `Bash(devbox run *)` matches whatever comes after `run`, including `devbox run rm -rf .` (deliberately stricter here: removing the workspace always reaches a person)",
     allow: ["Bash(devbox run *)"],
     call: bash("devbox run rm -rf ."),
-    expected: "allow"
+    expected: "ask"
   },
   {
     source: `${PERMISSIONS}#process-wrappers`,
