@@ -255,6 +255,10 @@ export const bubblewrapArgs = (
   const args = [
     ...(seccompFd === undefined ? [] : ["--seccomp", String(seccompFd)]),
     "--die-with-parent",
+    // Started by root, bubblewrap leaves the command every capability, and with
+    // CAP_SYS_ADMIN it could unmount each mask and remount / read-write.
+    "--cap-drop",
+    "ALL",
     "--new-session",
     "--unshare-pid",
     "--unshare-ipc",

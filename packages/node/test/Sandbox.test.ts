@@ -297,6 +297,20 @@ describe("Sandbox", () => {
         assert.strictEqual(text(allowed.stdout), "HOST-SOCKET-MARKER\n")
       })))
 
+    it.live("io_uring is refused: its ring would open and connect sockets the filter never sees", () =>
+      Effect.gen(function*() {
+        const { home, workspace } = fixture()
+        const probe = [
+          "import ctypes, errno",
+          "libc = ctypes.CDLL(None, use_errno=True)",
+          "params = (ctypes.c_char * 120)()",
+          "fd = libc.syscall(425, 1, params)",
+          "print('ring', fd, errno.errorcode.get(ctypes.get_errno(), '-'))"
+        ].join("; ")
+        const result = yield* run({ workspace, home }, bash(`python3 -c ${JSON.stringify(probe)}`))
+        assert.strictEqual(text(result.stdout), "ring -1 EPERM\n")
+      }))
+
     it("the filter program is well formed: every jump lands inside it, and it ends in returns", () => {
       for (const arch of ["x64", "arm64"]) {
         const bytes = Sandbox.unixSocketFilter(arch)!
@@ -314,6 +328,20 @@ describe("Sandbox", () => {
       assert.isUndefined(Sandbox.unixSocketFilter("ia32"))
     })
   })
+
+  it.live("commands hold no capability, so a mask cannot be unmounted nor / remounted, even when root started them", () =>
+    Effect.gen(function*() {
+      const { home, workspace } = fixture()
+      NodeFs.mkdirSync(NodePath.join(workspace, "secret"))
+      NodeFs.writeFileSync(NodePath.join(workspace, "secret", "x"), "CAP-MARKER\n")
+      const result = yield* run(
+        { workspace, home, denyRead: [NodePath.join(workspace, "secret")] },
+        bash(
+          "grep CapEff /proc/self/status; umount secret 2>/dev/null; cat secret/x 2>/dev/null; mount -o remount,rw / 2>/dev/null && echo REMOUNTED; true"
+        )
+      )
+      assert.strictEqual(text(result.stdout), "CapEff:\t0000000000000000\n")
+    }))
 
   describe("network allowlist", () => {
     /** An HTTP origin on the host's loopback that names the path it was asked for. */
