@@ -194,4 +194,42 @@ describe("NodeTools.layer", () => {
       // The searches say they left something out, and why.
       for (const i of [2, 3, 5]) assert.match(ToolResult.text(results[i]!), /skipped|withheld|denied/i)
     }))
+
+  it.scopedLive("a Read deny reaches git's history too: committed secrets stay out of confined commands nobody approved", () =>
+    Effect.gen(function*() {
+      const f = fixture()
+      const git = (...args: ReadonlyArray<string>) =>
+        NodeChild.execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: f.root })
+      git("init", "-q")
+      git("add", "-A")
+      git("commit", "-qm", "with the secret")
+      const settings = NodePath.join(f.base, "settings.json")
+      NodeFs.writeFileSync(settings, JSON.stringify({ permissions: { deny: ["Read(./secret/**)"] } }))
+      const runtime = yield* oneLine(f, { settings: { project: settings } })
+      const probes = [
+        bash("h1", "git log -p"),
+        bash("h2", "git archive HEAD | tar xOf -"),
+        bash("h3", "git clone -q . /tmp/c && cat /tmp/c/secret/x"),
+        bash("h4", "git grep MARKER HEAD"),
+        bash("h5", "git fast-export --all"),
+        bash("h6", "git -c core.pager=cat log --patch"),
+        bash("h7", "$(echo git) log -p"),
+        bash("h8", "git cat-file --batch-all-objects --batch"),
+        bash("h9", "git format-patch --root --stdout")
+      ]
+      const results = yield* runtime.runTurn(probes)
+      const leaks = texts(results).flatMap((text, i) => text.includes(MARKER) ? [probes[i]!.id] : [])
+      assert.deepStrictEqual(leaks, [])
+      for (const result of results) assert.match(ToolResult.text(result), /repository/, ToolResult.text(result))
+      // What git needs for everyday work still runs unasked.
+      const [status, commit] = yield* runtime.runTurn([
+        bash("ok1", "git status --short"),
+        bash(
+          "ok2",
+          "echo more > src/c.ts && git add -A && git -c user.name=t -c user.email=t@example.com commit -qm more && git log --oneline"
+        )
+      ])
+      assert.isFalse(status!.isError, ToolResult.text(status!))
+      assert.isFalse(commit!.isError, ToolResult.text(commit!))
+    }))
 })

@@ -740,14 +740,28 @@ const makeWith = (
           )
         }
 
-        // 11. A sandboxed command, when the engine auto-allows them.
-        if (SandboxRules.autoAllows(mode, config.autoAllowSandboxedCommands === true, placement)) {
+        // 11. A sandboxed command, when the engine auto-allows them; not one that could
+        // read a guarded file from git's history, which no mask hides.
+        const history = target._tag === "Command" && denyCheck.readGuards.length > 0 &&
+          ReadReach.throughHistory(target.analysis, reach)
+        if (history) trail.push("it could read guarded files from the repository's history")
+        if (!history && SandboxRules.autoAllows(mode, config.autoAllowSandboxedCommands === true, placement)) {
           sandboxRule = "sandbox-auto-allow"
           return yield* allowed({ _tag: "Sandbox" }, SandboxRules.autoAllowReason, target)
         }
 
         // 12. Nothing decided: ask, naming the real cause.
         trail.push(`mode ${mode}: ${step.reason}`)
+        if (history && reach === undefined) {
+          return yield* askPerson(
+            `it runs git (or a command named only when it runs), which could print files the Read rules guard from the repository's history, where the sandbox cannot hide them (${
+              denyCheck.readGuards.map((guard) => guard.rule).join(", ")
+            })`,
+            false,
+            false,
+            "Use git status, add, commit or log without patches, or read files by name with the file tools"
+          )
+        }
         if (reach !== undefined) {
           trail.push(`it could reach ${reach.guard.rule}`)
           // No rule is offered: none could allow the line next time either.

@@ -520,3 +520,45 @@ const commandReach = (
   }
   return undefined
 }
+
+/**
+ * Git subcommands that print no file contents from the repository's
+ * history (names and messages at most), run with no option before them.
+ */
+const historyFree = new Set([
+  "status",
+  "add",
+  "commit",
+  "init",
+  "rev-parse",
+  "branch",
+  "log",
+  "tag",
+  "switch",
+  "mv",
+  "rm"
+])
+
+/**
+ * Whether the line could read a guarded file from the repository's history
+ * (`git log -p`, `git archive`, `git clone . /tmp/c`, a command whose name is
+ * computed when it runs), which the OS sandbox cannot hide: masking a path
+ * hides the working tree's copy, not the objects git keeps of it. Such a
+ * line must reach a person even where confined commands run unasked.
+ *
+ * @since 0.4.0
+ * @category reach
+ */
+export const throughHistory = (analysis: CommandLine.Analysis, reach: Reach | undefined): boolean =>
+  reach?.how.startsWith("git ") === true ||
+  analysis.open !== undefined ||
+  analysis.readings.some((words) => {
+    if (baseName(words[0]) !== "git") return false
+    // `-c key=value` and `-C dir` change no source of what is printed; any other option might.
+    let i = 1
+    while ((words[i] === "-c" || words[i] === "-C") && words[i + 1] !== undefined) i += 2
+    const subcommand = words[i]
+    return subcommand === undefined || !historyFree.has(subcommand) ||
+      (subcommand === "log" &&
+        words.slice(i + 1).some((word) => word.startsWith("-") && !/^(?:--oneline|-\d+|-n)$/.test(word)))
+  })
