@@ -149,6 +149,8 @@ export const settingsFiles = (
   project: NodePath.join(root, ".tool-runtime", "settings.json")
 })
 
+const jobRules = BackgroundJobs.tools.map((tool) => tool.name)
+
 const realOrSame = (path: string): string => Either.getOrElse(Either.try(() => NodeFs.realpathSync(path)), () => path)
 
 /** The engine's configuration: the files' rules and the caller's together, the caller's options first. */
@@ -164,7 +166,9 @@ const engineConfig = (options: Options, settings: Settings.Settings): Engine.Con
   })
   return {
     ...fromFiles,
-    allow: [...(fromFiles.allow ?? []), ...(extra.allow ?? [])],
+    // Stopping or reading a job the runtime started touches nothing new: a model must never be
+    // left unable to stop its own server.
+    allow: [...jobRules, ...(fromFiles.allow ?? []), ...(extra.allow ?? [])],
     ask: [...(fromFiles.ask ?? []), ...(extra.ask ?? [])],
     deny: [...(fromFiles.deny ?? []), ...(extra.deny ?? [])]
   }

@@ -232,4 +232,21 @@ describe("NodeTools.layer", () => {
       assert.isFalse(status!.isError, ToolResult.text(status!))
       assert.isFalse(commit!.isError, ToolResult.text(commit!))
     }))
+
+  it.scopedLive("with nobody to ask, the model can still stop the jobs it started", () =>
+    Effect.gen(function*() {
+      const f = fixture()
+      const runtime = yield* oneLine(f)
+      const [started] = yield* runtime.runTurn([
+        { id: "j1", name: "bash", input: { command: "sleep 300", run_in_background: true } }
+      ])
+      const id = /job (\S+) /.exec(ToolResult.text(started!))?.[1]
+      assert.isDefined(id, ToolResult.text(started!))
+      const [read, stop] = yield* runtime.runTurn([
+        { id: "j2", name: "read_background_output", input: { job_id: id } },
+        { id: "j3", name: "stop_background_job", input: { job_id: id } }
+      ])
+      assert.isFalse(read!.isError, ToolResult.text(read!))
+      assert.isFalse(stop!.isError, ToolResult.text(stop!))
+    }))
 })
