@@ -1237,7 +1237,12 @@ const splitTopLevel = (body: string): Array<string> => {
  * @since 0.1.0
  * @category glob
  */
-export const compileGlob = (pattern: string): RegExp => new RegExp(`^${compileGlobBody(pattern)}$`)
+export const compileGlob = (pattern: string): RegExp =>
+  // `**/**/` is `**/`: collapsed, a run of them cannot make the expression backtrack for a minute.
+  new RegExp(`^${compileGlobBody(pattern.replace(/(?:\*\*\/){2,}/g, "**/"))}$`)
+
+/** More `**` than any real pattern has: each is a loop the matcher may try at every directory. */
+const maxGlobstars = 8
 
 /** How deep a walk must go for the pattern to match: unbounded with `**`. */
 const depthOf = (pattern: string) => pattern.includes("**") ? Infinity : pattern.split("/").length
@@ -1245,6 +1250,12 @@ const depthOf = (pattern: string) => pattern.includes("**") ? Infinity : pattern
 const globRule = (pattern: string): ToolError.RuleViolation | undefined => {
   if (pattern.trim() === "") {
     return new ToolError.RuleViolation({ reason: "the pattern is empty", fix: "Pass a pattern such as \"**/*.ts\"." })
+  }
+  if ((pattern.replace(/(?:\*\*\/){2,}/g, "**/").match(/\*\*/g)?.length ?? 0) > maxGlobstars) {
+    return new ToolError.RuleViolation({
+      reason: `the pattern has more than ${maxGlobstars} "**" parts`,
+      fix: "One \"**/\" matches any number of directories: use fewer, such as \"**/*.ts\"."
+    })
   }
   if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
     return new ToolError.RuleViolation({

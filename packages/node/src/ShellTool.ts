@@ -386,8 +386,19 @@ const describeTool = (
     ...(sandbox === undefined ? [] : [sandbox])
   ].join(" ")
 
-const Command = Schema.String.pipe(Schema.minLength(1)).annotations({
-  description: "The command line, run as bash -c. Use && to chain steps; quote paths with spaces."
+/**
+ * The longest command line. Linux refuses a single argument over 128 KiB
+ * (`E2BIG`), and reading a line costs more the longer it is: past this, a
+ * script belongs in a file.
+ */
+const maxCommandChars = 20_000
+
+const Command = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(maxCommandChars)
+).annotations({
+  description:
+    `The command line, run as bash -c (at most ${maxCommandChars} characters: put a longer script in a file and run that). Use && to chain steps; quote paths with spaces.`
 })
 
 const Description = Schema.String.annotations({

@@ -11,6 +11,7 @@ import type * as ToolCall from "@tool-runtime/core/ToolCall"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Approver from "@tool-runtime/permissions/Approver"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -248,5 +249,23 @@ describe("NodeTools.layer", () => {
       ])
       assert.isFalse(read!.isError, ToolResult.text(read!))
       assert.isFalse(stop!.isError, ToolResult.text(stop!))
+    }))
+
+  it.scopedLive("hostile sizes get a clear result at once: a 200,000-character command, a glob of 200 **/", () =>
+    Effect.gen(function*() {
+      const f = fixture()
+      const runtime = yield* oneLine(f)
+      const started = yield* Clock.currentTimeMillis
+      const [long, globs, many] = yield* runtime.runTurn([
+        bash("long", `echo ${"a".repeat(200_000)}`),
+        { id: "g", name: "glob", input: { pattern: `${"**/".repeat(200)}x` } },
+        { id: "g2", name: "glob", input: { pattern: `${"**/*/".repeat(20)}x` } }
+      ])
+      assert.strictEqual(long!.error?.code, "invalid_arguments", ToolResult.text(long!))
+      assert.include(ToolResult.text(long!), "at most 20000 characters", ToolResult.text(long!).slice(0, 400))
+      assert.isFalse(globs!.isError, ToolResult.text(globs!))
+      assert.strictEqual(many!.error?.code, "rule_violation", ToolResult.text(many!))
+      // A bound far above what a healthy call takes and far below the minute these cost before.
+      assert.isBelow((yield* Clock.currentTimeMillis) - started, 10_000)
     }))
 })
