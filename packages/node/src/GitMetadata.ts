@@ -14,7 +14,8 @@
  * - the `hooks` directory and the `config` file of the git directory (an
  *   empty read-only `hooks` is mounted where there is none: bubblewrap
  *   leaves an empty directory behind, which is what `git init` makes too);
- * - the same in every submodule's git directory (`.git/modules/…`);
+ * - the same in every submodule's git directory (`.git/modules/…`) and in
+ *   every repository nested in the tree (`vendor/lib/.git`);
  * - a `.git` file (a worktree's or a submodule's `gitdir:` pointer), which
  *   could otherwise point git at a directory the command filled, and the
  *   `hooks` and `config` of the git directory it names, when that lies in
@@ -35,7 +36,9 @@
  * directory (git then reads configuration and hooks from the directory it
  * names) cannot be prevented by a mount without breaking git (an empty
  * `commondir` makes git die); neither can a sequencer's todo list with
- * `exec` lines. A `.git` that is a symbolic link is not protected.
+ * `exec` lines. A `.git` that is a symbolic link is not protected. Nested
+ * repositories are found down to five levels below a writable root, within
+ * 50,000 entries, outside `node_modules`.
  *
  * @since 0.4.0
  */
@@ -73,6 +76,10 @@ const inside = (path: string, root: string) => path === root || path.startsWith(
 
 /** How deep submodules of submodules are followed. */
 const maxModuleDepth = 4
+
+/** How deep below a writable root nested repositories are looked for, and how many entries at most. */
+const maxNestedDepth = 5
+const maxNestedDirectories = 50_000
 
 /**
  * What to mount so that commands cannot change the repositories whose
@@ -155,8 +162,32 @@ export const protection = (writable: ReadonlyArray<string>): Protection => {
     if (gitDir !== undefined) protectGitDir(gitDir, 0)
   }
 
+  // Repositories nested in the tree (a vendored library, a sample project) are the
+  // user's too: their hooks run in the user's git as well. Found by a walk as deep
+  // and as wide as such repositories sit; `node_modules` and git directories are
+  // not entered.
+  const nested = (root: string): void => {
+    let level: Array<string> = [root]
+    let visited = 0
+    for (let depth = 0; depth < maxNestedDepth && level.length > 0; depth++) {
+      const next: Array<string> = []
+      for (const directory of level) {
+        for (const entry of entriesOf(directory)) {
+          if (++visited > maxNestedDirectories) return
+          if (entry.name === ".git") {
+            if (directory !== root) protectDotGit(directory)
+          } else if (entry.isDirectory() && entry.name !== "node_modules") {
+            next.push(NodePath.join(directory, entry.name))
+          }
+        }
+      }
+      level = next
+    }
+  }
+
   for (const root of writable) {
     protectDotGit(root)
+    nested(root)
     // Submodules' `.git` files, at the paths `.gitmodules` names.
     const gitmodules = readText(NodePath.join(root, ".gitmodules")) ?? ""
     for (const match of gitmodules.matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)) {

@@ -131,6 +131,22 @@ describe("GitMetadata", () => {
       assert.include(NodeFs.readFileSync(NodePath.join(workspace, "sub", ".git"), "utf8"), "modules/sub")
     }))
 
+  it.live("a repository nested in the workspace is protected like the workspace's own", () =>
+    Effect.gen(function*() {
+      const workspace = repository()
+      const nestedRepo = NodePath.join(workspace, "vendor", "lib")
+      NodeFs.mkdirSync(nestedRepo, { recursive: true })
+      git(nestedRepo, "init", "-q")
+      const config = NodeFs.readFileSync(NodePath.join(nestedRepo, ".git", "config"), "utf8")
+      const { out } = yield* run(
+        { workspace },
+        "cd vendor/lib && printf '#!/bin/sh\\necho HOOK-RAN\\n' > .git/hooks/pre-commit && echo wrote-hook; echo '[core] fsmonitor = evil' >> .git/config && echo wrote-config; mv .git .git-aside && echo moved-git; true"
+      )
+      for (const word of ["wrote-hook", "wrote-config", "moved-git"]) assert.notInclude(out, word)
+      assert.isFalse(NodeFs.existsSync(NodePath.join(nestedRepo, ".git", "hooks", "pre-commit")))
+      assert.strictEqual(NodeFs.readFileSync(NodePath.join(nestedRepo, ".git", "config"), "utf8"), config)
+    }))
+
   it.live("writableGitMetadata lets commands write them, as the loud name says", () =>
     Effect.gen(function*() {
       const workspace = repository()
