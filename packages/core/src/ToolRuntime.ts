@@ -641,9 +641,8 @@ export const layerDefault = <const Tools extends ReadonlyArray<Tool.Any>>(
   // One store and one policy, shared by the runtime and by the tools that
   // page through the store or ask the policy about the paths they meet.
   const store = ArtifactStore.layerMemory()
-  const tools_ = withReadTool(tools)
   return layer(options).pipe(
-    Layer.provide([Registry.layer(tools_), store, Redactor.layerDefault, Policy.layerAllowAll]),
+    Layer.provide([Registry.layer(withReadTool(tools)), store, Redactor.layerDefault, Policy.layerAllowAll]),
     Layer.provide([store, Policy.layerAllowAll])
   )
 }

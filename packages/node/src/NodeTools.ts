@@ -40,7 +40,6 @@ import type * as Tool from "@tool-runtime/core/Tool"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Approver from "@tool-runtime/permissions/Approver"
 import * as Engine from "@tool-runtime/permissions/Engine"
-import * as PathRule from "@tool-runtime/permissions/PathRule"
 import type * as Rule from "@tool-runtime/permissions/Rule"
 import * as SandboxRules from "@tool-runtime/permissions/SandboxRules"
 import * as Settings from "@tool-runtime/permissions/Settings"
@@ -186,11 +185,10 @@ const sandboxConfig = (
   engine: Engine.Config
 ): Either.Either<Sandbox.Config, Rule.InvalidRule> =>
   Either.map(
-    SandboxRules.mirror({ deny: engine.deny ?? [] }, {
-      workspaceRoot: PathRule.normalize(engine.workspaceRoot),
+    SandboxRules.mirrorSettings({ deny: engine.deny ?? [] }, {
+      workspaceRoot: engine.workspaceRoot,
       homeDirectory: engine.homeDirectory,
-      caseInsensitive: engine.caseInsensitivePaths ??
-        PathRule.defaultCaseInsensitive(globalThis.process?.platform ?? "")
+      caseInsensitive: engine.caseInsensitivePaths
     }),
     (mirrored) => {
       const given = options.sandbox ?? {}

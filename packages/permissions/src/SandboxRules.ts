@@ -197,7 +197,7 @@ export const mirror = (
  * @category mirror
  */
 export const mirrorSettings = (
-  settings: Settings.Settings,
+  settings: Pick<Settings.Settings, "deny"> | { readonly deny: ReadonlyArray<string | Rule.Rule> },
   workspace: {
     readonly workspaceRoot: string
     readonly homeDirectory?: string | undefined
