@@ -922,6 +922,17 @@ export const occurrences = (text: string, needle: string): ReadonlyArray<number>
   return found
 }
 
+/**
+ * How many places `needle` starts at in `text`, overlapping ones included:
+ * `aa` is in `aaa` twice, and an edit of either would differ, so for
+ * uniqueness both count.
+ */
+const places = (text: string, needle: string): number => {
+  let n = 0
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) n++
+  return n
+}
+
 /** Replaces at the given indices by splicing: `String.replace` would read `$&` in the new text as a pattern. */
 const spliceAll = (text: string, at: ReadonlyArray<number>, length: number, replacement: string) => {
   const parts: Array<string> = []
@@ -1051,9 +1062,11 @@ export const editFile = (options?: EditFileOptions) => {
                 "exactly (whitespace and indentation included, without line numbers)"
             )
           }
-          if (found.length > 1 && !input.replace_all) {
+          // Overlapping matches count: with two, which one is meant is ambiguous.
+          const matches = input.replace_all ? 1 : places(text, oldString)
+          if (matches > 1) {
             return yield* fail(
-              `old_string was found ${found.length} times in ${shown}; add surrounding lines to make it unique, ` +
+              `old_string was found ${matches} times in ${shown}; add surrounding lines to make it unique, ` +
                 "or set replace_all to replace every occurrence"
             )
           }
