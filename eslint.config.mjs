@@ -38,7 +38,7 @@ export default tseslint.config(
   },
   {
     // Plain JavaScript run by Node, as a user writes it.
-    files: ["test/consumer/**/*.mjs"],
+    files: ["test/consumer/**/*.mjs", "scripts/**/*.mjs", "*.config.mjs"],
     languageOptions: { globals: { console: "readonly", process: "readonly" } }
   }
 )

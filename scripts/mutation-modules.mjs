@@ -1,0 +1,121 @@
+// The safety-critical modules under mutation testing, each with the source it
+// mutates and the tests that are its own. A region (`from` … `to`, the lines
+// that start and end it, matched as they begin a line) keeps a module to the
+// part a promise is about when its file holds more: the line numbers are
+// found at run time, so edits elsewhere in the file do not shift it.
+export const modules = {
+  "rule-match": {
+    mutate: ["packages/permissions/src/Rule.ts", "packages/permissions/src/RuleMatch.ts"],
+    tests: [
+      "packages/permissions/test/Rule.test.ts",
+      "packages/permissions/test/Engine.test.ts",
+      "packages/permissions/test/Documented.test.ts",
+      "packages/permissions/test/*Rule*.test.ts"
+    ]
+  },
+  "path-rule": {
+    mutate: ["packages/permissions/src/PathRule.ts"],
+    tests: [
+      "packages/permissions/test/PathRule.test.ts",
+      "packages/permissions/test/CheckPath.test.ts",
+      "packages/permissions/test/EngineLinks.test.ts",
+      "packages/permissions/test/*Path*.test.ts",
+      "packages/permissions/test/*Link*.test.ts"
+    ]
+  },
+  "command-readings": {
+    mutate: ["packages/permissions/src/CommandReadings.ts", "packages/permissions/src/CommandRisk.ts"],
+    tests: [
+      "packages/permissions/test/CommandLine.test.ts",
+      "packages/permissions/test/Readings21.test.ts",
+      "packages/permissions/test/Engine.test.ts",
+      "packages/permissions/test/IssueReproductions.test.ts",
+      "packages/permissions/test/*Command*.test.ts",
+      "packages/permissions/test/*Risk*.test.ts"
+    ]
+  },
+  "read-only-commands": {
+    mutate: ["packages/permissions/src/ReadOnlyCommands.ts"],
+    tests: [
+      "packages/permissions/test/Engine.test.ts",
+      "packages/permissions/test/Documented.test.ts",
+      "packages/permissions/test/*ReadOnly*.test.ts",
+      "packages/permissions/test/*Boundar*.test.ts"
+    ]
+  },
+  engine: {
+    mutate: ["packages/permissions/src/Engine.ts"],
+    tests: [
+      "packages/permissions/test/Engine*.test.ts",
+      "packages/permissions/test/CheckPath.test.ts",
+      "packages/permissions/test/Documented.test.ts",
+      "packages/permissions/test/AskReason.test.ts",
+      "packages/permissions/test/IssueReproductions.test.ts"
+    ]
+  },
+  "sandbox-plan": {
+    mutate: ["packages/node/src/SandboxLayout.ts"],
+    tests: [
+      "packages/node/test/Sandbox*.test.ts",
+      "packages/node/test/PathMask.test.ts",
+      "packages/node/test/*Layout*.test.ts",
+      "packages/node/test/*Bwrap*.test.ts"
+    ]
+  },
+  "path-walk": {
+    mutate: ["packages/node/src/PathWalk.ts"],
+    tests: [
+      "packages/node/test/FileTools*.test.ts",
+      "packages/node/test/Workspace.test.ts",
+      "packages/node/test/FileRace.test.ts",
+      "packages/node/test/*Walk*.test.ts",
+      "packages/node/test/*Link*.test.ts"
+    ]
+  },
+  "file-edit-write": {
+    mutate: [{
+      file: "packages/node/src/FileTools.ts",
+      from: "const encoder = new TextEncoder()",
+      to: "const suffix: Record"
+    }],
+    tests: [
+      "packages/node/test/FileTools*.test.ts",
+      "packages/node/test/*Edit*.test.ts",
+      "packages/node/test/*Write*.test.ts"
+    ]
+  },
+  "redaction-scan": {
+    mutate: ["packages/redact/src/Redactor.ts", "packages/redact/src/Detector.ts"],
+    tests: ["packages/redact/test/*.test.ts"]
+  },
+  values: {
+    mutate: ["packages/redact/src/Values.ts"],
+    tests: ["packages/redact/test/*.test.ts"]
+  },
+  "foreign-text": {
+    mutate: ["packages/core/src/ForeignText.ts"],
+    tests: [
+      "packages/core/test/ForeignText.test.ts",
+      "packages/core/test/Shaping.test.ts",
+      "packages/core/test/*Foreign*.test.ts"
+    ]
+  },
+  "stable-json": {
+    mutate: ["packages/core/src/StableJson.ts"],
+    tests: ["packages/core/test/StableJson.test.ts", "packages/core/test/*Json*.test.ts"]
+  },
+  shape: {
+    mutate: [
+      { file: "packages/core/src/Pipeline.ts", from: "const errorText =", to: "" },
+      "packages/core/src/Truncation.ts"
+    ],
+    tests: [
+      "packages/core/test/Shaping.test.ts",
+      "packages/core/test/Truncation.test.ts",
+      "packages/core/test/Pipeline.test.ts",
+      "packages/core/test/SecretBoundary.test.ts",
+      "packages/core/test/*Shap*.test.ts",
+      "packages/core/test/*Stored*.test.ts"
+    ]
+  }
+}
