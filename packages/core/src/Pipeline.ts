@@ -898,6 +898,32 @@ const serializeValue = (
 
 const number = (n: number) => n.toLocaleString("en-US")
 
+/** One character per byte, and back: redaction markers are ASCII, so a redacted text still fits. */
+const bytesAsText = (bytes: Uint8Array): string => {
+  const parts: Array<string> = []
+  for (let i = 0; i < bytes.length; i += 0x8000) parts.push(String.fromCharCode(...bytes.subarray(i, i + 0x8000)))
+  return parts.join("")
+}
+
+/** The inverse of {@link bytesAsText}. Markers are ASCII; a character past one byte (an odd rule id) becomes `?`. */
+const textAsBytes = (text: string): Uint8Array =>
+  Uint8Array.from(text, (character) => (character.charCodeAt(0) <= 0xff ? character.charCodeAt(0) : 0x3f))
+
+/**
+ * Redacts stored bytes (base64) as what they hold: a secret in a binary (a
+ * token in a core dump, a database, an image's text chunk) is invisible to
+ * the rules once encoded, yet as readable as plain text to a model that
+ * decodes what `read_output` shows it. Bytes without a secret are stored
+ * exactly as they were.
+ */
+const redactStash = (redactor: Redactor.Service, base64: string): { readonly text: string; readonly count: number } => {
+  const decoded = Encoding.decodeBase64(base64)
+  const inner = Either.isRight(decoded) ? redactor.redact(bytesAsText(decoded.right)) : undefined
+  const encoded = inner === undefined || inner.count === 0 ? base64 : Encoding.encodeBase64(textAsBytes(inner.text))
+  const outer = redactor.redact(encoded)
+  return { text: outer.text, count: (inner?.count ?? 0) + outer.count }
+}
+
 const nonce = Effect.map(
   Effect.all([Random.nextIntBetween(0, 0x7fffffff), Random.nextIntBetween(0, 0x7fffffff)]),
   ([a, b]) => `${a.toString(36)}${b.toString(36)}`.padStart(12, "0")
@@ -999,7 +1025,7 @@ export const shape = (
   // What is stored is redacted too: the store is read back into the context.
   let stored = text
   if (serialized.stash !== undefined) {
-    const stash = env.redactor.redact(serialized.stash)
+    const stash = redactStash(env.redactor, serialized.stash)
     count += stash.count
     stored = over ? `${text}\n\n${stash.text}` : stash.text
   }
