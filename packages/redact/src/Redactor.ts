@@ -27,7 +27,16 @@
  * every rule reads a bounded window, a streaming redactor can hold back a
  * bounded tail of the text between chunks and decide exactly as on the
  * whole: a secret split across chunks is still removed, and any chunking
- * gives the same output.
+ * gives the same output. A stream emits the text before its point of
+ * commitment, before which no later text can change the output: no hit yet
+ * to be decided starts before it or reads further back than the longest
+ * look-behind of any rule, no finding can start before it, and none waits
+ * there. It keeps that look-behind (the context) before the point, and a
+ * hit found in one scan and decided in a later one moves, with its match,
+ * as the stream forgets text. With the built-in rules a stream holds back
+ * at most about 34,400 characters (22,402 that a Kubernetes entry is
+ * decided on after it, 12,004 of look-behind) besides what a batch
+ * accumulates.
  *
  * @since 0.3.0
  */
@@ -90,9 +99,10 @@ export interface StreamRedactor {
  */
 export interface StreamOptions {
   /**
-   * Characters to accumulate before scanning again (default: the longest
-   * window of any rule, about 14,000 characters with the built-in rules).
-   * Smaller values emit sooner and rescan more; the output is the same.
+   * Characters to accumulate before scanning again (default: the farthest
+   * any rule reads ahead of a hit, 22,402 characters with the built-in
+   * rules). Smaller values emit sooner and rescan more; the output is the
+   * same.
    */
   readonly batch?: number | undefined
 }
@@ -941,10 +951,16 @@ const defer = (pending: Array<Finding>, finding: Finding): void => {
   pending.splice(i, 0, finding)
 }
 
-/** Commits the pending findings that start at or before `horizon`, in order; one that overlaps the previous is dropped. */
+/**
+ * Commits the pending findings that start at or before `horizon`, in order;
+ * one that overlaps the previous is dropped, and so at once is any that
+ * starts inside a committed finding, whatever its start: it can never be
+ * committed, and left pending it would hold a stream's commit point inside
+ * the committed finding, whose tail would then be emitted as text.
+ */
 const commit = (state: ScanState, horizon: number, findings: Array<Finding>): boolean => {
   let committed = false
-  while (state.pending.length > 0 && state.pending[0]!.start <= horizon) {
+  while (state.pending.length > 0 && (state.pending[0]!.start <= horizon || state.pending[0]!.start < state.floor)) {
     const finding = state.pending.shift()!
     if (finding.start < state.floor) continue
     findings.push(finding)
@@ -1037,8 +1053,11 @@ const scan = (
             ps.from = Math.max(from, length - pass.trigger + 1)
           }
         } else if (!final && found.start + pass.reach > length) {
+          // Not decided yet. A later search finds no hit before this one but
+          // one that reads past the end of the text so far: it can resume
+          // there, and until then nothing before it is held back for this pass.
           ps.blocked = true
-          ps.from = from
+          ps.from = Math.max(from, Math.min(found.start, length - pass.trigger + 1))
         } else {
           ps.next = found
           ps.from = found.resume
@@ -1085,6 +1104,11 @@ const scan = (
     commit(state, Infinity, findings)
     return length
   }
+  // No later hit starts before `horizon` or reads further back than
+  // `maxBefore` from its start, and none can start a finding before the
+  // floor; a pending finding (which starts at or after the floor) may still
+  // lose to a hit before it. Before that point no later text can change the
+  // output.
   const settled = Math.max(state.floor, horizon - engine.maxBefore)
   return Math.min(length, state.pending.length > 0 ? Math.min(settled, state.pending[0]!.start) : settled)
 }
@@ -1134,11 +1158,24 @@ const assemble = (text: string, findings: ReadonlyArray<Finding>, from: number, 
   return { text: parts.join(""), count: findings.length, kinds }
 }
 
+// A hit found in one scan of a stream and verified in a later one moves
+// with the text the stream forgets in between: its match too, whose
+// `index` a verifier reads as the hit's position (a Kubernetes entry is
+// verified only where its match starts, so a match left behind made the
+// entry fail and leak).
 const shiftHit = (hit: Detector.Hit, by: number): Detector.Hit => ({
   start: hit.start - by,
   end: hit.end - by,
-  match: hit.match
+  match: hit.match === undefined ? undefined : shiftMatch(hit.match, by)
 })
+
+const shiftMatch = (match: RegExpExecArray, by: number): RegExpExecArray => {
+  const shifted = match.slice() as RegExpExecArray
+  shifted.index = match.index - by
+  shifted.input = match.input
+  if (match.groups !== undefined) shifted.groups = match.groups
+  return shifted
+}
 
 const shiftFound = (found: Found, by: number): Found => ({
   start: found.start - by,

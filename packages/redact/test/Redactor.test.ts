@@ -615,6 +615,151 @@ describe("Redactor", () => {
       assert.strictEqual(emitted + stream.end().text.length, line.length * 2_000)
     })
 
+    // A stream forgets what it has emitted but for a context of about 12,000
+    // characters; these run long enough for it to have forgotten some.
+    const logLines = (n: number) =>
+      Array.from({ length: n }, (_, i) => `2026-03-14T09:26:53Z INFO [build] step ${i} of the release ok`).join("\n")
+    const chunked = (text: string, cuts: ReadonlyArray<number>, batch: number | undefined) => {
+      const sizes = cuts.map((cut, i) => cut - (cuts[i - 1] ?? 0)).concat([text.length])
+      return streamed(text, sizes, batch)
+    }
+
+    it("removes a secret split across two chunks after 100,000 characters already went out", () => {
+      const head = `${logLines(1_700)}\nexport GITHUB_TOKEN=`
+      const text = `${head}${github}\nAWS_ACCESS_KEY_ID=${aws}\n${logLines(400)}\n`
+      const expected = whole(text)
+      assertGone(expected.text, github)
+      assert.isAbove(head.length, 100_000)
+      for (const batch of [undefined, 500, 1]) {
+        // The token cut after its prefix, in the middle, and just before its last character.
+        for (const cut of [4, 20, github.length - 1]) {
+          const result = chunked(text, [head.length + cut], batch)
+          assert.deepStrictEqual(plain(result), plain(expected), `batch ${batch}, cut ${cut}`)
+        }
+      }
+    })
+
+    it("decides a Kubernetes entry on manifest lines it has already emitted, past a long value before it", () => {
+      // The block scalar is one finding of 3,500 characters; once it is out,
+      // the stream's point of commitment is its end, and `tls.key` below is
+      // decided by reading back over it to `data:` and `kind: Secret`: the
+      // context the stream keeps before that point must still hold them.
+      const crt = Array.from({ length: 52 }, (_, i) => `    ${noise(64, 300 + i, alnum + "+/")}`).join("\n")
+      const key = noise(40, 400, alnum + "+/")
+      const manifest =
+        `apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\ntype: kubernetes.io/tls\ndata:\n  tls.crt: |\n${crt}\n  tls.key: ${key}\n`
+      const text = `${logLines(200)}\n${manifest}${logLines(600)}\n`
+      const expected = whole(text)
+      assert.strictEqual(expected.kinds["kubernetes-secret"], 2)
+      assertGone(expected.text, key)
+      const at = text.indexOf("  tls.key: ")
+      for (const [batch, sizes] of [[500, [13]], [500, [4_096]], [64, [64]], [undefined, [1_000]]] as const) {
+        assert.deepStrictEqual(streamed(text, sizes, batch), expected, `batch ${batch}, chunks ${sizes}`)
+      }
+      // The key line in a chunk of its own, after everything above it went out.
+      assert.deepStrictEqual(chunked(text, [at, at + 11, at + 30], 1), expected)
+    })
+
+    it("verifies a hit found before the stream forgot some text where the hit now is, its match too", () => {
+      // Found in one scan, `SECRET=…` waits behind `BLOCK`, decided 5,000
+      // characters on; meanwhile the stream forgets the text before `TOK…`.
+      // Its verifier (like the Kubernetes one) checks that the match starts
+      // at the hit: a match left at its old position made it fail, and the
+      // value went out.
+      const secret: Detector.Detector = {
+        id: "secret",
+        triggers: [Detector.pattern(/SECRET=\w+/g, 40)],
+        before: 0,
+        after: 1_000,
+        verify: (_, hit) => hit.match?.index === hit.start ? { start: hit.start + 7, end: hit.end } : undefined
+      }
+      const slow: Detector.Detector = {
+        id: "slow",
+        triggers: [Detector.pattern(/BLOCK/g, 5)],
+        before: 0,
+        after: 5_000,
+        verify: () => undefined
+      }
+      const token: Detector.Detector = {
+        id: "token",
+        triggers: [Detector.prefix("TOK")],
+        before: 0,
+        after: 20,
+        verify: (_, hit) => ({ start: hit.start + 3, end: hit.start + 12 })
+      }
+      const custom = Redactor.make({ rules: [secret, slow, token], personalData: false })
+      const text = `${"x".repeat(200)}TOK123456789 BLOCK SECRET=abc123XYZ ${"y".repeat(3_000)} BLOCK ${
+        "z".repeat(6_000)
+      }`
+      const expected = whole(text, custom)
+      assert.include(expected.text, "TOK[REDACTED:token] BLOCK SECRET=[REDACTED:secret] ")
+      for (const [batch, size] of [[100, 100], [1, 1], [500, 13]] as const) {
+        assert.deepStrictEqual(streamed(text, [size], batch, custom), expected, `batch ${batch}, chunks ${size}`)
+      }
+    })
+
+    it("never emits the tail of a finding that a pending finding starts inside", () => {
+      // `a` is found at 0 and removes [10, 40); `b`, found at 4, would remove
+      // [35, 49) and waits, as any finding does, while `ZZ` (decided 1,000
+      // characters on) holds back what may still come first. When `a` is
+      // committed, `b` can never be; left pending, it held the stream's point
+      // of commitment at 35, inside `a`, and the characters from 35 to 40
+      // went out as text.
+      const a: Detector.Detector = {
+        id: "a",
+        triggers: [Detector.prefix("AAA")],
+        before: 0,
+        after: 60,
+        verify: (_, hit) => ({ start: hit.start + 10, end: hit.start + 40 })
+      }
+      const b: Detector.Detector = {
+        id: "b",
+        triggers: [Detector.prefix("BBB")],
+        before: 0,
+        after: 60,
+        verify: (_, hit) => ({ start: hit.start + 31, end: hit.start + 45 })
+      }
+      const wait: Detector.Detector = {
+        id: "wait",
+        triggers: [Detector.pattern(/ZZ/g, 2)],
+        before: 0,
+        after: 1_000,
+        verify: () => undefined
+      }
+      const custom = Redactor.make({ rules: [a, b, wait], personalData: false })
+      const text = `AAA BBB 0123456789ZZ${"abcdefghijklmnopqrstuvwxyz".repeat(4)}`
+      const expected = whole(text, custom)
+      assert.strictEqual(expected.text, `AAA BBB 01[REDACTED:a]${text.slice(40)}`)
+      for (const [batch, size] of [[1, 1], [4, 2], [1, 13], [64, 5]] as const) {
+        assert.deepStrictEqual(streamed(text, [size], batch, custom), expected, `batch ${batch}, chunks ${size}`)
+      }
+    })
+
+    it("holds back at most 34,500 characters besides a batch, even while a manifest line waits 20,000 characters on", () => {
+      // Serialized YAML lines 20,000 characters apart: each is decided only
+      // 22,402 characters after it. Waiting for one, the stream used to hold
+      // back from the line before it, 54,000 characters in all.
+      const serialized = JSON.stringify({ stdout: "service:\n  host: 0.0.0.0" })
+      const filler = "2026-03-14 INFO step ok\n".repeat(834).slice(0, 20_000)
+      const text = Array.from({ length: 12 }, () => `${filler}${serialized}\n  key: value\n`).join("")
+      const stream = redactor.stream({ batch: 1 })
+      let pushed = 0
+      let emitted = 0
+      let held = 0
+      const parts: Array<string> = []
+      for (let at = 0; at < text.length; at += 97) {
+        const chunk = text.slice(at, at + 97)
+        const out = stream.push(chunk).text
+        parts.push(out)
+        pushed += chunk.length
+        emitted += out.length
+        held = Math.max(held, pushed - emitted)
+      }
+      parts.push(stream.end().text)
+      assert.strictEqual(parts.join(""), whole(text).text)
+      assert.isAtMost(held, 34_500)
+    })
+
     it("starts afresh after end", () => {
       const stream = redactor.stream({ batch: 1 })
       stream.push(`a ${github.slice(0, 10)}`)
