@@ -355,6 +355,24 @@ describe("SecretRules", () => {
       )
     })
 
+    it("a TestPyPI upload token, as the PyPI rule: its macaroon names test.pypi.org where PyPI's names pypi.org", () => {
+      // `AgENdGVzdC5weXBpLm9yZw` is the base64 of the macaroon's location, `test.pypi.org`.
+      const token = "pypi-" + "AgENdGVzdC5weXBpLm9yZw" + noise(40, 131) + "_" + noise(40, 132) + "-" + noise(40, 133)
+      for (
+        const text of [
+          `uploading to https://test.pypi.org/legacy/ with ${token} (attempt 1)`,
+          `twine upload --repository testpypi -u __token__ -p ${token} dist/*`
+        ]
+      ) {
+        const result = redactor.redact(text)
+        assert.deepStrictEqual(result, {
+          text: text.replace(token, "[REDACTED:pypi-upload-token]"),
+          count: 1,
+          kinds: { "pypi-upload-token": 1 }
+        })
+      }
+    })
+
     it("a private key cut off before its END line, to the end of its body", () => {
       const result = redactor.redact(`-----BEGIN OPENSSH PRIVATE KEY-----\n${opensshBody}`)
       assert.strictEqual(result.text, "[REDACTED:private-key]")

@@ -109,6 +109,8 @@ const kubernetes: RuleSamples = {
 // ---------------------------------------------------------------------------
 
 const pypi = "pypi-" + "AgEIcHlwaS5vcmc" + spread(160, 1, base64url)
+// TestPyPI's tokens name `test.pypi.org` where PyPI's name `pypi.org`.
+const testPypi = "pypi-" + "AgENdGVzdC5weXBpLm9yZw" + spread(160, 3, base64url)
 const rubygems = "rubygems" + "_" + spread(48, 2, hex)
 const nuget = "oy" + "2" + noise(43, 3, lowerAlnum)
 const clojars = "CLOJARS" + "_" + noise(60, 4, lowerAlnum)
@@ -198,8 +200,16 @@ export const developer: ReadonlyArray<RuleSamples> = [
   kubernetes,
   tokenSamples("pypi-upload-token", pypi, [
     inText(`[pypi]\n  username = __token__\n  password = ${pypi}\n`, pypi, "username = __token__"),
-    inText(`twine upload -u __token__ -p ${pypi} dist/*`, pypi, "twine upload -u __token__ -p ")
+    inText(`twine upload -u __token__ -p ${pypi} dist/*`, pypi, "twine upload -u __token__ -p "),
+    ...bare(testPypi),
+    inText(
+      `[testpypi]\n  repository = https://test.pypi.org/legacy/\n  password = ${testPypi}\n`,
+      testPypi,
+      "password = "
+    ),
+    inText(`twine upload --repository testpypi -u __token__ -p ${testPypi} dist/*`, testPypi, "-u __token__ -p ")
   ], [
+    "pypi-" + "AgENdGVzdC5weXBpLm9yZw" + "x".repeat(80),
     "pypi-" + "AgEIcHlwaS5vcmc" + "x".repeat(80),
     "pypi-" + "AgEIcHlwaS5vcmc" + spread(20, 100, base64url),
     "See https://pypi.org/help/#apitoken for pypi-AgEIcHlwaS5vcmc... tokens"
