@@ -74,7 +74,6 @@ const node = () => {
 const nodeBinary = node()
 
 const scoresFile = join(root, "reports/mutation/scores.json")
-const scores = existsSync(scoresFile) ? JSON.parse(readFileSync(scoresFile, "utf8")) : {}
 let failed = false
 for (const name of chosen) {
   const m = modules[name]
@@ -110,26 +109,33 @@ for (const name of chosen) {
     }
   )
   if (result.status !== 0) failed = true
-  const report = join(out, "report.json")
-  if (existsSync(report)) {
-    const files = Object.values(JSON.parse(readFileSync(report, "utf8")).files)
-    const count = (status) => files.reduce((n, f) => n + f.mutants.filter((x) => x.status === status).length, 0)
-    const killed = count("Killed") + count("Timeout")
-    const survived = count("Survived") + count("NoCoverage")
-    scores[name] = {
-      killed,
-      survived,
-      timeout: count("Timeout"),
-      compileErrors: count("CompileError"),
-      score: killed + survived === 0 ? null : Math.round(1000 * killed / (killed + survived)) / 10
-    }
-    mkdirSync(dirname(scoresFile), { recursive: true })
-    writeFileSync(scoresFile, JSON.stringify(scores, null, 2) + "\n")
+}
+
+/** A module's score from its last report: killed (timeouts included) over killed and survived. */
+const scoreOf = (name) => {
+  const report = join(root, "reports/mutation", name, "report.json")
+  if (!existsSync(report)) return undefined
+  const files = Object.values(JSON.parse(readFileSync(report, "utf8")).files)
+  const count = (status) => files.reduce((n, f) => n + f.mutants.filter((x) => x.status === status).length, 0)
+  const killed = count("Killed") + count("Timeout")
+  const survived = count("Survived") + count("NoCoverage")
+  return {
+    killed,
+    survived,
+    timeout: count("Timeout"),
+    compileErrors: count("CompileError"),
+    score: killed + survived === 0 ? null : Math.round(1000 * killed / (killed + survived)) / 10
   }
 }
-console.log("\nmodule\tkilled\tsurvived\tscore")
-for (const name of chosen) {
-  const s = scores[name]
-  if (s !== undefined) console.log(`${name}\t${s.killed}\t${s.survived}\t${s.score}%`)
+
+// Every module with a report, so that a run cut short keeps what it measured.
+const scores = {}
+for (const name of Object.keys(modules)) {
+  const s = scoreOf(name)
+  if (s !== undefined) scores[name] = s
 }
+mkdirSync(dirname(scoresFile), { recursive: true })
+writeFileSync(scoresFile, JSON.stringify(scores, null, 2) + "\n")
+console.log("\nmodule\tkilled\tsurvived\tscore")
+for (const [name, s] of Object.entries(scores)) console.log(`${name}\t${s.killed}\t${s.survived}\t${s.score}%`)
 process.exit(failed ? 1 : 0)
