@@ -235,15 +235,22 @@ export const destructiveLine = (
 /**
  * The arguments of a command that name paths outside the workspace
  * (absolute, `~`, or climbing out with `..`; also the value of an
- * `--option=path`). `/dev/null` and the standard streams are fine.
+ * `--option=path`). `/dev/null` and the standard streams are fine. With
+ * `leadsTo` (where an absolute path leads through symbolic links), a path
+ * inside the workspace that a link leads out of it is outside too.
  *
  * @since 0.3.0
  * @category classification
  */
-export const pathsOutside = (words: ReadonlyArray<string>, location: Location): ReadonlyArray<string> => {
+export const pathsOutside = (
+  words: ReadonlyArray<string>,
+  location: Location,
+  leadsTo?: ((absolutePath: string) => ReadonlyArray<string>) | undefined
+): ReadonlyArray<string> => {
   const root = normalize(location.workspaceRoot)
   const cwd = normalize(location.cwd ?? root)
-  const inside = (path: string) => path === root || path.startsWith(root === "/" ? "/" : `${root}/`)
+  const within = (path: string) => path === root || path.startsWith(root === "/" ? "/" : `${root}/`)
+  const inside = (path: string) => within(path) && (leadsTo === undefined || leadsTo(path).every(within))
   const out: Array<string> = []
   for (const word of words.slice(1)) {
     // `--file=/x`, and a value attached to a short option: `-f/etc/passwd`, `-C../x`.
@@ -263,7 +270,9 @@ export const pathsOutside = (words: ReadonlyArray<string>, location: Location): 
       continue
     }
     if (value.startsWith("/")) path = normalize(value)
-    else if (cwd !== root || /(?:^|\/)\.\.(?:\/|$)/.test(value)) path = normalize(`${cwd}/${value}`)
+    else if (cwd !== root || leadsTo !== undefined || /(?:^|\/)\.\.(?:\/|$)/.test(value)) {
+      path = normalize(`${cwd}/${value}`)
+    }
     if (path !== undefined && !inside(path)) out.push(word)
   }
   return out

@@ -4,14 +4,14 @@
  * reading of the call denies; a `Read` deny also covers the tools that
  * write a path, the files a command names (as written, from every directory
  * a `cd` leaves it in, and where symbolic links lead, `ReadReach`), and the
- * path deny rules cover the files a redirection writes.
+ * path deny rules cover the files a redirection writes (from every such
+ * directory, and where links lead, as the file tools' write).
  *
  * Internal to the package, like `RuleMatch`: the index does not export it.
  *
  * @since 0.4.0
  */
 import type * as Policy from "@tool-runtime/core/Policy"
-import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
@@ -33,8 +33,12 @@ export interface Match {
 export interface Service {
   /** The `Read` deny and ask rules with a path, for what a command could read without naming it. */
   readonly readGuards: ReadonlyArray<ReadReach.Guard>
-  /** The deny rule a call of `toolName` on `target` meets, and what of the call it matched. */
-  readonly match: (toolName: string, target: RuleMatch.Target) => Effect.Effect<Match | undefined>
+  /**
+   * The deny rule a call of `toolName` on `target` meets, and what of the
+   * call it matched. Symbolic links count as the target says where its
+   * paths lead (`paths`, `leadsTo`): the engine follows them first.
+   */
+  readonly match: (toolName: string, target: RuleMatch.Target) => Match | undefined
   /** Core's `Policy.checkPath`: the deny, then the ask, rules with a path. */
   readonly checkPath: (toolName: string, path: string, access: "read" | "write") => Policy.PathRefusal | undefined
 }
@@ -50,10 +54,8 @@ export const make = (options: {
   readonly aliases: ReadonlyMap<string, ReadonlySet<string>>
   /** A list's rules for a tool (the engine's cache). */
   readonly forTool: (rules: ReadonlyArray<RuleMatch.Compiled>, name: string) => ReadonlyArray<RuleMatch.Compiled>
-  /** The paths a path leads to through symbolic links; `undefined` when links are ignored. */
-  readonly linked: ((path: string) => Effect.Effect<ReadonlyArray<string>>) | undefined
 }): Service => {
-  const { aliases, ask, deny, forTool, linked, location } = options
+  const { aliases, ask, deny, forTool, location } = options
   const readDenies = deny.filter((rule) => rule.rule.tool === "Read" && rule.rule.specifier !== undefined)
   const pathDenies = deny.filter((rule) => Rule.pathRuleNames.has(rule.rule.tool) && rule.rule.specifier !== undefined)
   const guardsOf = (rules: ReadonlyArray<RuleMatch.Compiled>, list: "deny" | "ask"): Array<ReadReach.Guard> =>
@@ -70,43 +72,40 @@ export const make = (options: {
       ? [...forTool(deny, toolName), ...readDenies.filter((rule) => !Rule.namesTool(rule.rule, toolName, aliases))]
       : forTool(deny, toolName)
 
-  // The Read-denied path a command names, as written or where it leads.
-  const namedDenied = (target: RuleMatch.Target): Effect.Effect<ReadReach.Named | undefined> => {
-    if (target._tag !== "Command" || readDenyGuards.length === 0) return Effect.succeed(undefined)
-    const entries = ReadReach.namedPaths(target.analysis, location)
-    const lexical = ReadReach.named(entries, readDenyGuards)
-    if (lexical !== undefined || linked === undefined) return Effect.succeed(lexical)
-    return Effect.map(
-      Effect.forEach(
-        new Set(entries.map((entry) => entry.path)),
-        (path) => Effect.map(linked(path), (paths) => [path, paths] as const)
-      ),
-      (pairs) => {
-        const leads = new Map(pairs)
-        return ReadReach.named(entries, readDenyGuards, (path) => leads.get(path) ?? [path])
-      }
-    )
-  }
-
-  const match = (toolName: string, target: RuleMatch.Target): Effect.Effect<Match | undefined> =>
-    Effect.map(namedDenied(target), (named) => {
-      for (const rule of denying(toolName, target._tag === "Path" ? target.access : undefined)) {
-        const found = RuleMatch.restrictiveMatch(rule, target)
-        if (found !== undefined) return found
-      }
-      if (target._tag !== "Command") return undefined
-      // A command's arguments name files: a Read deny keeps them from `cat` as from read_file.
+  const match = (toolName: string, target: RuleMatch.Target): Match | undefined => {
+    for (const rule of denying(toolName, target._tag === "Path" ? target.access : undefined)) {
+      const found = RuleMatch.restrictiveMatch(rule, target)
+      if (found !== undefined) return found
+    }
+    if (target._tag !== "Command") return undefined
+    // A command's arguments name files: a Read deny keeps them from `cat` as from read_file,
+    // as written or where a link leads.
+    if (readDenyGuards.length > 0) {
+      const named = ReadReach.named(ReadReach.namedPaths(target.analysis, location), readDenyGuards, target.leadsTo)
       if (named !== undefined) return { rule: named.guard.rule, detail: named.detail }
-      // A redirection writes a file: the path deny rules see it as the file tools' write.
-      for (const path of target.analysis.writes) {
-        const absolute = Rule.resolve(path, location)
-        const rule = pathDenies.find((r) =>
-          r.path !== undefined && Either.isRight(r.path) && r.path.right.test(absolute)
-        )
-        if (rule !== undefined) return { rule: rule.text, detail: `it writes ${path}` }
+    }
+    // A redirection writes a file: the path deny rules see it as the file tools' write, from
+    // every directory a `cd` could leave it in and where a link leads.
+    if (pathDenies.length > 0 && target.analysis.writes.length > 0) {
+      const cwds = RuleMatch.lineCwds(target.analysis, location)
+      for (const written of target.analysis.writes) {
+        for (const cwd of cwds) {
+          const path = Rule.resolve(written, { ...location, workspaceRoot: cwd })
+          for (const lead of target.leadsTo(path)) {
+            const rule = pathDenies.find((r) =>
+              r.path !== undefined && Either.isRight(r.path) && r.path.right.test(lead)
+            )
+            if (rule === undefined) continue
+            return {
+              rule: rule.text,
+              detail: lead === path ? `it writes ${written}` : `it writes ${written}, which leads to ${lead}`
+            }
+          }
+        }
       }
-      return undefined
-    })
+    }
+    return undefined
+  }
 
   // A path a running call met by itself (a file a search opens, an entry a
   // walk lists; real, as the tools report it): the rules with a path judge it

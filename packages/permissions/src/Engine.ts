@@ -11,7 +11,9 @@
  *    the mode or the person would say (for a command, every command any
  *    reading of the line could run, `CommandLine`; for a path, the path as
  *    written and after symbolic links; a Read deny also covers the files a
- *    command names, through links too, and the tools that write: `DenyCheck`);
+ *    command names, through links too, and the tools that write; the path
+ *    deny rules cover what a redirection writes, through links and from
+ *    every directory a `cd` leads to: `DenyCheck`);
  * 3. a hook's deny;
  * 4. ask rules and a hook's ask: the person is asked, in every mode
  *    (`dontAsk` denies, saying why);
@@ -27,7 +29,9 @@
  *    session, and the read-only commands (`ReadOnlyCommands`); in
  *    `acceptEdits`, the file commands inside the workspace. A command line
  *    is allowed by rules only when it is provably simple and every command
- *    in it, and every command its wrappers run, is covered, and never when
+ *    in it, and every command its wrappers run, is covered, no path it
+ *    names or writes leads outside the workspace or into a protected place
+ *    (as written or through a symbolic link), and never when
  *    it could read files a Read rule guards without naming them (a glob, a
  *    recursive read, git printing the repository: `ReadReach`);
  * 11. with `autoAllowSandboxedCommands`, a command confined to the OS
@@ -244,14 +248,30 @@ const makeWith = (
       Option.isNone(fileSystem)
         ? Effect.succeed([path])
         : PathRule.candidates(path).pipe(Effect.provideService(FileSystem.FileSystem, fileSystem.value))
-    const withLinks = (target: RuleMatch.Target): Effect.Effect<RuleMatch.Target> =>
-      target._tag !== "Path"
-        ? Effect.succeed(target)
-        : Effect.map(linked(target.path), (paths) => ({
-          ...target,
-          paths: paths.length === 0 ? [target.path] : paths,
-          inside: paths.every((path) => Rule.isInside(path, location.workspaceRoot))
-        }))
+    // A path, and every path a command line names or writes, as written and where links lead.
+    const withLinks = (target: RuleMatch.Target): Effect.Effect<RuleMatch.Target> => {
+      switch (target._tag) {
+        case "Path":
+          return Effect.map(linked(target.path), (paths) => ({
+            ...target,
+            paths: paths.length === 0 ? [target.path] : paths,
+            inside: paths.every((path) => Rule.isInside(path, location.workspaceRoot))
+          }))
+        case "Command":
+          return Option.isNone(fileSystem) ? Effect.succeed(target) : Effect.map(
+            Effect.forEach(
+              RuleMatch.linePaths(target.analysis, location),
+              (path) => Effect.map(linked(path), (paths) => [path, paths] as const)
+            ),
+            (pairs) => {
+              const leads = new Map(pairs.filter(([path, paths]) => paths.length > 1 || paths[0] !== path))
+              return leads.size === 0 ? target : { ...target, leadsTo: (path) => leads.get(path) ?? [path] }
+            }
+          )
+        default:
+          return Effect.succeed(target)
+      }
+    }
     const aliases = new Map(
       Object.entries({ ...defaultTools, ...config.tools }).map(([name, tools]) => [name, new Set(tools)])
     )
@@ -262,9 +282,17 @@ const makeWith = (
       rule
     ) => ({
       ...rule,
-      guard: (words: ReadonlyArray<string>) =>
+      // No file command writes a protected place: from every directory a `cd` could leave
+      // it in, nor where a link leads.
+      guard: (words: ReadonlyArray<string>, where: RuleMatch.Where) =>
         CommandRisk.fileCommandForm(words) &&
-        words.slice(1).every((word) => RuleMatch.protectedIn(Rule.resolve(word, location), location) === undefined)
+        words.slice(1).every((word) =>
+          where.cwds.every((cwd) =>
+            where.leadsTo(Rule.resolve(word, { ...location, workspaceRoot: cwd })).every((path) =>
+              RuleMatch.protectedIn(path, location) === undefined
+            )
+          )
+        )
     }))
     const hooks = config.hooks ?? []
     const modeRef = yield* Ref.make<Mode.Mode>(config.mode ?? "default")
@@ -289,8 +317,7 @@ const makeWith = (
       ask: askRules,
       location,
       aliases,
-      forTool,
-      linked: Option.isNone(fileSystem) ? undefined : linked
+      forTool
     })
     const allowTexts = new Set(allowRules.map((rule) => rule.text))
     const acceptEditsTexts = new Set(acceptEditsRules.map((rule) => rule.text))
@@ -452,7 +479,7 @@ const makeWith = (
         const placement = target._tag === "Command" ? target.sandbox : undefined
         const unconfined = placement === "unconfined"
         // 2. Deny rules win over everything that follows, hooks included.
-        const denyMatch = yield* denyCheck.match(tool.name, target)
+        const denyMatch = denyCheck.match(tool.name, target)
         if (denyMatch !== undefined) {
           return yield* denied(
             { _tag: "Rule", list: "deny", rules: [denyMatch.rule] },
@@ -586,7 +613,7 @@ const makeWith = (
                   const changed = Either.isRight(decoded)
                     ? yield* withLinks(RuleMatch.analyse(tool.subject(decoded.right), location, commandLine))
                     : undefined
-                  const match = changed === undefined ? undefined : yield* denyCheck.match(tool.name, changed)
+                  const match = changed === undefined ? undefined : denyCheck.match(tool.name, changed)
                   if (match !== undefined) {
                     return yield* denied(
                       { _tag: "Rule", list: "deny", rules: [match.rule] },

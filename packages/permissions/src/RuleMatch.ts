@@ -49,8 +49,23 @@ export interface Compiled {
   readonly command: Either.Either<Rule.CommandPattern, string> | undefined
   readonly path: Either.Either<PathRule.PathPattern, string> | undefined
   readonly domain: Either.Either<(host: string) => boolean, string> | undefined
-  /** A further check on a command's words (the simple form of a read-only command). */
-  readonly guard?: ((words: ReadonlyArray<string>) => boolean) | undefined
+  /**
+   * A further check on a command's words (the simple form of a read-only
+   * command), told where the command could run and where paths lead.
+   */
+  readonly guard?: ((words: ReadonlyArray<string>, where: Where) => boolean) | undefined
+}
+
+/**
+ * Where a command of a line could run (every directory a `cd` before it
+ * could leave it in) and where the paths the line names lead.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Where {
+  readonly cwds: ReadonlyArray<string>
+  readonly leadsTo: (absolutePath: string) => ReadonlyArray<string>
 }
 
 type List = "allow" | "ask" | "deny"
@@ -136,6 +151,12 @@ export type Target =
     readonly analysis: CommandLine.Analysis
     /** Where the command runs, as its tool says (`SandboxRules.Placement`). */
     readonly sandbox: Extract<Policy.Subject, { readonly _tag: "Command" }>["sandbox"]
+    /**
+     * Where an absolute path the line names or writes ({@link linePaths})
+     * leads: the path itself and, when it goes through symbolic links, its
+     * real path. Path rules and the workspace's bounds hold for each.
+     */
+    readonly leadsTo: (absolutePath: string) => ReadonlyArray<string>
   }
   | {
     readonly _tag: "Path"
@@ -163,7 +184,8 @@ export const analyse = (subject: Policy.Subject, location: Rule.Location, comman
         _tag: "Command",
         command: subject.command,
         analysis: commandLine.analyse(subject.command),
-        sandbox: subject.sandbox
+        sandbox: subject.sandbox,
+        leadsTo: asWritten
       }
     case "Path": {
       const path = Rule.resolve(subject.path, location)
@@ -179,6 +201,48 @@ export const analyse = (subject: Policy.Subject, location: Rule.Location, comman
       return { _tag: "Url", url: subject.url, host: Rule.hostOf(subject.url) }
   }
 }
+
+const asWritten = (path: string): ReadonlyArray<string> => [path]
+
+/**
+ * Every directory a command of the line could run in: the workspace and
+ * wherever a `cd` in any reading could lead.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const lineCwds = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> =>
+  ReadReach.afterCd([Rule.normalize(location.workspaceRoot)], analysis.readings, location)
+
+/**
+ * The files the line's redirections write, absolute, from every directory
+ * a `cd` in it could leave the redirection in.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const lineWrites = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> => {
+  const cwds = lineCwds(analysis, location)
+  return [
+    ...new Set(
+      analysis.writes.flatMap((path) => cwds.map((cwd) => Rule.resolve(path, { ...location, workspaceRoot: cwd })))
+    )
+  ]
+}
+
+/**
+ * The absolute paths of a command line whose symbolic links the engine
+ * follows: what it names (`ReadReach.namedPaths`) and what it writes.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const linePaths = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> => [
+  ...new Set([
+    ...ReadReach.namedPaths(analysis, location).map((entry) => entry.path),
+    ...lineWrites(analysis, location)
+  ])
+]
 
 /**
  * What the mode needs to know about a call.
@@ -262,7 +326,12 @@ export const restrictiveMatch = (rule: Compiled, target: Target): Match | undefi
 }
 
 /** Allow rules covering one exact command, path or URL; `undefined` when none does. */
-const allowingRule = (rules: ReadonlyArray<Compiled>, target: Target, words?: ReadonlyArray<string>) =>
+const allowingRule = (
+  rules: ReadonlyArray<Compiled>,
+  target: Target,
+  words?: ReadonlyArray<string>,
+  where?: Where
+) =>
   rules.find((rule) => {
     if (rule.rule.specifier === undefined) return true
     switch (target._tag) {
@@ -270,7 +339,8 @@ const allowingRule = (rules: ReadonlyArray<Compiled>, target: Target, words?: Re
         return false
       case "Command":
         return rule.command !== undefined && Either.isRight(rule.command) && words !== undefined &&
-          Rule.matchesCommand(rule.command.right, words) && rule.guard?.(words) !== false
+          Rule.matchesCommand(rule.command.right, words) &&
+          (rule.guard === undefined || (where !== undefined && rule.guard(words, where)))
       case "Path": {
         const pattern = rule.path !== undefined && Either.isRight(rule.path) ? rule.path.right : undefined
         return pattern !== undefined && target.paths.every((path) => pattern.test(path))
@@ -338,6 +408,7 @@ export const allowOrGap = (
     return rule === undefined ? Either.left({ cause: "no rule allows it", hint: noRule }) : Either.right([rule.text])
   }
   const analysis = target.analysis
+  const leadsTo = target.leadsTo
   const plainOnly = "Write it as plain commands of literal words, or tell the user what you need"
   if (analysis.doubts.length > 0) return Either.left({ cause: analysis.doubts[0]!, hint: plainOnly })
   if (!analysis.simple || analysis.commands.length === 0) {
@@ -354,7 +425,8 @@ export const allowOrGap = (
   }
   const inside = (words: ReadonlyArray<string>) => {
     for (const cwd of cwds) {
-      const outside = CommandRisk.pathsOutside(words, { ...location, cwd })[0]
+      // A link inside the workspace that leads out of it names a path outside.
+      const outside = CommandRisk.pathsOutside(words, { ...location, cwd }, leadsTo)[0]
       if (outside !== undefined) {
         return fail(
           words[0] === "<"
@@ -375,7 +447,8 @@ export const allowOrGap = (
       if (!inside(command.words) || !command.covers.every(inside) || !inside(["<", ...command.reads])) return false
       for (const path of command.writes) {
         if (path === "/dev/null") continue
-        if (!cwds.every((cwd) => writable(Rule.resolve(path, { ...location, workspaceRoot: cwd })))) {
+        // Where the file is written and where a link leads: an Edit rule must allow both.
+        if (!cwds.every((cwd) => leadsTo(Rule.resolve(path, { ...location, workspaceRoot: cwd })).every(writable))) {
           return fail(
             `it writes ${path}, and no Edit rule allows writing there`,
             "Write files with the file tools, or tell the user what you need"
@@ -402,7 +475,7 @@ export const allowOrGap = (
           )
         }
         for (const words of command.covers) {
-          const rule = allowingRule(rules, target, words)
+          const rule = allowingRule(rules, target, words, { cwds, leadsTo })
           if (rule === undefined) {
             return fail(`${commandName(words)} is not read-only and no rule allows it`, noRule)
           }
@@ -524,9 +597,12 @@ export const protectedPath = (target: Target, location: Rule.Location): string |
     return undefined
   }
   if (target._tag === "Command") {
-    for (const path of target.analysis.writes) {
-      const hit = protectedIn(Rule.resolve(path, location), location)
-      if (hit !== undefined) return hit
+    // From every directory a `cd` could leave the redirection in, and where a link leads.
+    for (const path of lineWrites(target.analysis, location)) {
+      for (const lead of target.leadsTo(path)) {
+        const hit = protectedIn(lead, location)
+        if (hit !== undefined) return hit
+      }
     }
   }
   return undefined
@@ -587,11 +663,12 @@ export const suggest = (
       const rules = new Set<string>()
       for (const command of analysis.commands) {
         // A rule for the command would not cover where it writes or reads next time either.
-        if (CommandRisk.pathsOutside(command.words, location).length > 0) return []
+        if (CommandRisk.pathsOutside(command.words, location, target.leadsTo).length > 0) return []
         if (command.writes.some((path) => path !== "/dev/null") || command.globs) return []
         if (command.words[0] === "cd") return []
         for (const words of command.covers) {
-          if (allowingRule(allowed, target, words) !== undefined) continue
+          const where = { cwds: [Rule.normalize(location.workspaceRoot)], leadsTo: target.leadsTo }
+          if (allowingRule(allowed, target, words, where) !== undefined) continue
           const rule = exact(CommandLine.print(words))
           if (rule.length === 0) return []
           rules.add(rule[0]!)

@@ -1,0 +1,55 @@
+/**
+ * A command's paths are checked from every directory a `cd` in the line
+ * could leave it in (README: "from every directory a `cd` in the line could
+ * leave it in"): the path deny rules see a redirection's target as the file
+ * tools' write from each of them, and the file commands `acceptEdits` runs
+ * never write a protected place (`.git`, `.husky`…) from any of them.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
+import { bash, request } from "./SampleTools.js"
+
+const outcomes = (
+  config: Parameters<typeof engineWith>[0],
+  rows: ReadonlyArray<readonly [line: string, expected: Outcome]>
+) =>
+  Effect.gen(function*() {
+    const subject = yield* engineWith(config)
+    const wrong: Array<string> = []
+    for (const [line, expected] of rows) {
+      const got = yield* outcomeOf(subject, request(bash, { command: line }))
+      if (got !== expected) wrong.push(`${line}: ${got}, expected ${expected}`)
+    }
+    assert.deepStrictEqual(wrong, [])
+  })
+
+describe("writes after a cd", () => {
+  it.effect("a path deny rule denies a redirection into its tree from the directory a cd leads to", () =>
+    Effect.gen(function*() {
+      for (const mode of ["bypassPermissions", "acceptEdits"] as const) {
+        for (const deny of ["Edit(./secrets/**)", "Read(./secrets/**)"]) {
+          yield* outcomes({ mode, deny: [deny] }, [
+            ["echo x > secrets/key", "deny:rule"],
+            ["cd secrets; echo x > key", "deny:rule"],
+            ["cd secrets && echo x > key", "deny:rule"],
+            ["cd secrets && echo x >> key", "deny:rule"],
+            ["cd src && echo x > ../secrets/key", "deny:rule"],
+            ["cd src; echo x > key", mode === "bypassPermissions" ? "allow:mode" : "allow:rule"]
+          ])
+        }
+      }
+    }))
+
+  it.effect("acceptEdits asks before a file command writes a protected place from where a cd leads", () =>
+    outcomes({ mode: "acceptEdits" }, [
+      ["touch .git/hooks/pre-commit", "ask"],
+      ["cd .git && touch hooks/pre-commit", "ask"],
+      ["cd .git; cp ../src/a.ts hooks/pre-commit", "ask"],
+      ["cd .git/hooks && mv ../../src/a.ts pre-commit", "ask"],
+      ["cd .husky && touch pre-commit", "ask"],
+      ["cd .git && echo x > hooks/pre-commit", "ask"],
+      ["cd src && touch new.ts", "allow:mode"],
+      ["cd src; cp a.ts b.ts", "allow:mode"]
+    ]))
+})
