@@ -5,7 +5,8 @@
  * read-only subcommands. They run only in their simple form: a plain
  * command of literal words (no glob, expansion or redirection), no option
  * that writes or runs something (`find -exec`/`-delete`, `git diff
- * --output`, `--ext-diff`), no path outside the workspace, and nothing the
+ * --output`, `--ext-diff`; `git branch` only with options that shape its
+ * listing), no path outside the workspace, and nothing the
  * line runs around them that a rule does not allow. After `cd`, the engine
  * checks the paths of later commands from every directory they could run
  * in, and a `git` command after a `cd` is asked about.
@@ -58,6 +59,23 @@ export const texts: ReadonlySet<string> = new Set(rules)
 const writesOrRuns = /^(?:--output(?:=|$)|--ext-diff$|--textconv$|--exec(?:=|$)|--open-files-in-pager|-O)/
 
 /**
+ * The options of `git branch` that only shape a listing. git's parser lets
+ * a later option take `--list` back (`git branch --list --no-list -D main`
+ * deletes main, and `--no-l` is enough), so a listing admits these and
+ * patterns, nothing else.
+ */
+const branchListing =
+  /^(?:-[arvliq]+|--(?:list|all|remotes|verbose|quiet|ignore-case|omit-empty|no-color|no-column|no-abbrev|color|column|abbrev|contains|no-contains|merged|no-merged|points-at|sort|format)(?:=.*)?)$/su
+
+const onlyLists = (words: ReadonlyArray<string>): boolean => {
+  if (words[0] !== "git" || words[1] !== "branch") return true
+  const end = words.indexOf("--")
+  return (end < 0 ? words : words.slice(0, end)).slice(2).every((word) =>
+    !word.startsWith("-") || branchListing.test(word)
+  )
+}
+
+/**
  * Whether these words are the simple form of a read-only command.
  *
  * @since 0.3.0
@@ -66,7 +84,8 @@ const writesOrRuns = /^(?:--output(?:=|$)|--ext-diff$|--textconv$|--exec(?:=|$)|
 export const simpleForm = (words: ReadonlyArray<string>): boolean =>
   !words.some((word) => writesOrRuns.test(word)) &&
   // `tail -f` and `--follow` never end: not harmful, but never "read-only and done" either.
-  !(words[0] === "tail" && words.some((word) => /^(?:-[A-Za-z]*[fF]|--follow)/.test(word)))
+  !(words[0] === "tail" && words.some((word) => /^(?:-[A-Za-z]*[fF]|--follow)/.test(word))) &&
+  onlyLists(words)
 
 /**
  * @since 0.3.0
