@@ -8,8 +8,9 @@
  * every reading and denies if any one matches: every command in the tree
  * (inside substitutions, subshells, functions, conditions), words evaluated
  * as far as the line itself tells (ANSI-C strings decoded, `${IFS}`
- * splitting, brace expansion, variables the line assigns, `${X:-default}`),
- * each wrapper unwrapped (`sudo`, `env -S`, `bash -c`, `eval`,
+ * splitting, brace expansion, variables the line assigns, `${X:-default}`;
+ * with and without an assignment that may not be in force, `(X=echo); $X
+ * rm`), each wrapper unwrapped (`sudo`, `env -S`, `bash -c`, `eval`,
  * `find -exec`…), scripts a shell reads from a pipe, a here-document or a
  * here-string, and code a builtin keeps to run later (`trap`, `alias`). A
  * region the grammar cannot parse is read lexically. A missing reading lets
@@ -150,6 +151,33 @@ export class Readings {
 
 type Env = Map<string, string>
 
+/**
+ * The value of a variable the line assigns where that assignment is not in
+ * force, and nothing before it set the variable: unset.
+ */
+const unset = "\u0000unset"
+
+/**
+ * Whether an assignment is in force for every later command of the line: a
+ * statement of its own at the top (`export` and `readonly` too), or the
+ * first of a top-level `&&`/`||` list. One in a subshell, a function, a pipeline, a condition or a loop,
+ * behind `&&`/`||`, or before a command (`X=1 cmd`, for that command only)
+ * may not be.
+ */
+const inForce = (node: SyntaxNode): boolean => {
+  const parent = node.parent
+  if (parent === null) return false
+  if (parent.type === "program") return true
+  // `export X=1`, `readonly X=1` set X where they stand.
+  if (parent.type === "declaration_command") {
+    return /^(?:export|readonly)$/.test(parent.firstChild?.text ?? "") && inForce(parent)
+  }
+  return parent.type === "list" && parent.firstChild?.id === node.id && inForce(parent)
+}
+
+/** Builtins that unset a variable or give it another scope: after one, no assignment is sure. */
+const unsetting = /(?:^|[^\w-])(?:unset|local|declare|typeset)(?:$|[^\w-])/
+
 const redirectTypes = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"])
 
 /**
@@ -165,6 +193,25 @@ export const collectReadings = (
   depth: number
 ): void => {
   const env: Env = new Map()
+  // The values of the assignments in force for every later command. Where a
+  // variable's value in `env` may not be (`(X=echo); $X rm`, `true || X=ls;
+  // ${X:-rm}`), each command is read a second time with these (or with the
+  // variable unset): bash runs one of the two. (Two assignments to one
+  // variable that may each not take effect leave more values than the two
+  // readings; rare enough to leave to the OS sandbox.)
+  const sure: Env = new Map()
+  const noneSure = unsetting.test(root.text)
+  const other = (): Env | undefined => {
+    let differs = false
+    const alternate: Env = new Map()
+    for (const [name, value] of env) {
+      const known = sure.get(name)
+      if (known !== value) differs = true
+      if (known !== undefined) alternate.set(name, known)
+      else if (name !== "IFS") alternate.set(name, unset)
+    }
+    return differs ? alternate : undefined
+  }
   // Where bash and the grammar may end a here-document at different lines (several on a line,
   // CR, backslash-newline, a delimiter bash transforms), a body may be commands to bash.
   const tangled = /<<[^<]/.test(root.text) &&
@@ -188,14 +235,22 @@ export const collectReadings = (
       case "variable_assignment": {
         const name = node.childForFieldName("name")?.text
         const value = node.childForFieldName("value")
-        if (name !== undefined) env.set(name, value === null ? "" : fieldsOf(value, env).join(" ").slice(0, maxValue))
+        if (name !== undefined) {
+          const assigned = value === null ? "" : fieldsOf(value, env).join(" ").slice(0, maxValue)
+          env.set(name, assigned)
+          // One that may not take effect leaves the value before it as the other reading.
+          if (!noneSure && inForce(node)) sure.set(name, assigned)
+        }
         // A value may be evaluated later as arithmetic (`$((x))`) or a prompt (`${x@P}`).
         if (value !== null) substitutionReadings(analyse, value.text, readings, depth)
         break
       }
-      case "command":
+      case "command": {
         commandReadings(analyse, node, env, readings, depth)
+        const alternate = other()
+        if (alternate !== undefined) commandReadings(analyse, node, alternate, readings, depth)
         break
+      }
       case "command_substitution":
         // The grammar reads a backquoted body once; bash removes its escapes first and
         // reads the result again, so `\`` inside is a substitution of its own.
@@ -204,9 +259,12 @@ export const collectReadings = (
           for (const script of backquoteScripts(body)) scriptReadings(analyse, script, readings, depth)
         }
         break
-      case "pipeline":
+      case "pipeline": {
         pipedScripts(analyse, node, env, readings, depth)
+        const alternate = other()
+        if (alternate !== undefined) pipedScripts(analyse, node, alternate, readings, depth)
         break
+      }
       case "declaration_command":
         // `declare -i x='a[$(cmd)]'` and `declare 'a[$(cmd)]=1'` evaluate subscripts.
         substitutionReadings(analyse, node.text, readings, depth)
@@ -254,7 +312,11 @@ export const collectReadings = (
         const operator = node.children.find((c) => !c.isNamed)?.type ?? ""
         const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1)
         if (destination !== undefined && destination !== null && /^(?:>|>>|&>|&>>|>\||>&)$/.test(operator)) {
-          if (readings.writes.length < maxReadings) readings.writes.push(fieldsOf(destination, env).join(" "))
+          const alternate = other()
+          for (const scope of alternate === undefined ? [env] : [env, alternate]) {
+            const path = fieldsOf(destination, scope).join(" ")
+            if (readings.writes.length < maxReadings && !readings.writes.includes(path)) readings.writes.push(path)
+          }
         }
         break
       }
@@ -559,19 +621,27 @@ const expansionValue = (node: SyntaxNode, env: Env): string => {
   if (name.text === "IFS") return " "
   // A changed IFS splits words where the engine cannot follow: the value is unknown.
   if (env.has("IFS")) return node.text
-  const known = env.get(name.text)
+  const value = env.get(name.text)
+  const isUnset = value === unset
+  const known = isUnset ? undefined : value
   const operators = node.children.filter((c) => !c.isNamed && c.type !== "${" && c.type !== "}" && c.type !== "$")
-  if (operators.length === 0) return known ?? node.text
+  if (operators.length === 0) return isUnset ? "" : known ?? node.text
   const operator = operators[0]!
   const operand = () =>
     node.namedChildren
       .filter((c) => c.startIndex > operator.startIndex)
       .map((c) => fieldsOf(c, env).join(" "))
       .join("")
+  // With a colon, an empty value counts as unset: `X=; ${X:-rm}` runs rm.
+  const colon = operator.type.startsWith(":")
   // `${X:-default}`, `${X:=default}`: the value, or the default; with X unknown, the default is one reading.
-  if (operators.length === 1 && /^:?[-=]$/.test(operator.type)) return known ?? operand()
-  // `${X:+alternative}`: the alternative when X is set.
-  if (operators.length === 1 && /^:?\+$/.test(operator.type)) return known === "" ? "" : operand()
+  if (operators.length === 1 && /^:?[-=]$/.test(operator.type)) {
+    return known === undefined || (colon && known === "") ? operand() : known
+  }
+  // `${X:+alternative}`: the alternative when X is set (and, with the colon, not empty).
+  if (operators.length === 1 && /^:?\+$/.test(operator.type)) {
+    return isUnset || (colon && known === "") ? "" : operand()
+  }
   // Anything else (`${x#a}`, `${x,,}`, `${!y}`, `${x/a/b}`, `${x@P}`) transforms the value in ways
   // the engine does not model: unknown, and a command named by it is open.
   return node.text
