@@ -1157,6 +1157,10 @@ export const makeWith = (
         }),
         (child) =>
           Deferred.await(child.spawned).pipe(
+            // Within the acquisition, which nothing interrupts: the release waits for the
+            // result the lifecycle settles, and an interruption landing between the two
+            // would leave it waiting for a lifecycle that never started.
+            Effect.zipRight(Effect.forkDaemon(Effect.interruptible(lifecycle(child, drainMillis)))),
             Effect.as(child),
             Effect.tapError(() => Effect.sync(() => child.destroyPipes()))
           )
@@ -1168,7 +1172,6 @@ export const makeWith = (
           Deferred.unsafeDone(child.discarded, Exit.void)
           return Effect.asVoid(stop(child, Exit.isInterrupted(exit) ? "interrupted" : "stopped", graceMillis))
         }))
-      yield* Effect.forkDaemon(Effect.interruptible(lifecycle(child, drainMillis)))
       const timeoutMillis = options.timeout === undefined ? Infinity : Duration.toMillis(options.timeout)
       const idleMillis = options.idleTimeout === undefined ? Infinity : Duration.toMillis(options.idleTimeout)
       if (timeoutMillis !== Infinity || idleMillis !== Infinity) {
