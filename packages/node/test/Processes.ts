@@ -1,6 +1,14 @@
 /**
  * What the operating system says is alive, for the tests that check no
- * process outlives its call.
+ * process outlives its call, and the bound every such test puts on what it
+ * waits for.
+ *
+ * The windows are wide on purpose (a loaded two-core machine, other suites in
+ * parallel): a probe returns as soon as nothing is left, so a passing test
+ * never pays them, and what they catch (a process that was never killed, a
+ * wait that never ends) stays caught however long they are. How fast a kill
+ * lands is a figure, measured by `pnpm bench:process` and `pnpm bench:kill`,
+ * not a verdict of these tests.
  */
 import * as Effect from "effect/Effect"
 import * as NodeChildProcess from "node:child_process"
@@ -29,8 +37,40 @@ export const isAlive = (pid: number): boolean => {
   return stat !== "" && !stat.startsWith("Z")
 }
 
+/**
+ * Fails with `what` when `effect` has not ended within `millis` of real time,
+ * so that a deadline or a cleanup that a bug makes hang fails the test in
+ * seconds, with a message, instead of at the test's own timeout. The bound
+ * says whether it ended, not how fast: keep it well above what a loaded
+ * machine needs and well below the test's timeout.
+ */
+export const within = (millis: number, what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  // Disconnected: a cleanup that hangs (closing a scope, a kill) cannot be interrupted,
+  // and the bound must still end the wait.
+  Effect.timeoutFail(Effect.disconnect(effect), {
+    duration: millis,
+    onTimeout: () => new Error(`${what}: not done within ${millis / 1000} s`)
+  })
+
+/** Polls `condition` every 10 ms until it holds; fails with `what` after `millis`. */
+export const waitUntil = (condition: () => boolean, what: string, millis = 10_000) =>
+  Effect.gen(function*() {
+    while (!condition()) yield* Effect.sleep("10 millis")
+  }).pipe(within(millis, what))
+
+/** The number a command wrote to `path` (`echo $$ > path`: its pid), once it is there; fails after `millis`. */
+export const pidFrom = (path: string, millis = 10_000) =>
+  Effect.gen(function*() {
+    yield* waitUntil(
+      () => NodeFs.existsSync(path) && NodeFs.readFileSync(path, "utf8").trim() !== "",
+      `the command wrote its pid to ${path}`,
+      millis
+    )
+    return Number(NodeFs.readFileSync(path, "utf8"))
+  })
+
 /** Waits (boundedly) until nothing in the group runs; returns what still runs. */
-export const groupDies = (pgid: number, withinMillis = 1000) =>
+export const groupDies = (pgid: number, withinMillis = 5000) =>
   Effect.gen(function*() {
     const until = performance.now() + withinMillis
     let left = liveInGroup(pgid)
@@ -42,7 +82,7 @@ export const groupDies = (pgid: number, withinMillis = 1000) =>
   })
 
 /** Waits (boundedly) until none of these processes runs; returns what still runs. */
-export const pidsDie = (pids: ReadonlyArray<number>, withinMillis = 1000) =>
+export const pidsDie = (pids: ReadonlyArray<number>, withinMillis = 5000) =>
   Effect.gen(function*() {
     const until = performance.now() + withinMillis
     let left = pids.filter(isAlive)
@@ -81,7 +121,7 @@ export const withMarker = () => {
   const needle = `TOOL_RUNTIME_TEST_MARKER=${value}`
   return {
     env: { TOOL_RUNTIME_TEST_MARKER: value },
-    survivors: (settleMillis = 300) =>
+    survivors: (settleMillis = 3000) =>
       Effect.gen(function*() {
         const until = performance.now() + settleMillis
         let left = processesWithEnv(needle)
