@@ -9,12 +9,19 @@
  *    tool and the whole core pipeline, unconfined and sandboxed, against
  *    Node's own pipe reading of the same command (a `data` listener that
  *    only counts bytes).
+ * 3. The network bridge's start: `true` behind `NetworkProxy.bridge` (the
+ *    Node program that carries a sandbox's proxy traffic to the proxy's
+ *    UNIX socket), against `true` alone and a bare `node -e ""`. Node's own
+ *    start is most of it; the bridge must not double it. (Moved here from
+ *    the NetworkProxy tests, where a ratio of medians was a verdict that
+ *    depended on the machine's load.)
  *
  * Run: pnpm bench:sandbox (BENCH_ROUNDS for the throughput rounds,
- * BENCH_COMMANDS for the per-command rounds).
+ * BENCH_COMMANDS for the per-command rounds, BENCH_BRIDGE for the bridge's).
  */
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as NetworkProxy from "@tool-runtime/node/NetworkProxy"
 import * as ProcessRunner from "@tool-runtime/node/ProcessRunner"
 import * as Sandbox from "@tool-runtime/node/Sandbox"
 import * as ShellTool from "@tool-runtime/node/ShellTool"
@@ -31,6 +38,7 @@ import * as NodePath from "node:path"
 const GiB = 1024 ** 3
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 200)
+const BRIDGE = Number(process.env.BENCH_BRIDGE ?? 30)
 const command = `head -c ${GiB} /dev/zero`
 
 const root = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "bench-sandbox-")))
@@ -159,7 +167,44 @@ for (const [name, xs] of Object.entries(rates)) {
   )
 }
 
+// ---------------------------------------------------------------------------
+// the network bridge
+// ---------------------------------------------------------------------------
+
+const proxyScope = Effect.runSync(Scope.make())
+const proxy = await Effect.runPromise(
+  Scope.extend(NetworkProxy.make({ socketPath: NodePath.join(root, "proxy.sock"), allowedDomains: [] }), proxyScope)
+)
+const bridged = NetworkProxy.bridge({ socketPath: proxy.socketPath, port: 0, command: "true", args: [] })
+const spawned = (file: string, args: ReadonlyArray<string>) => () =>
+  new Promise<number>((resolve, reject) => {
+    const start = performance.now()
+    const child = NodeChildProcess.spawn(file, args, { stdio: "ignore" })
+    child.on("error", reject)
+    child.on("exit", (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`exit ${code}`))))
+  })
+const starts = {
+  "`true`": spawned("true", []),
+  "`true` behind the bridge": spawned(bridged.command, bridged.args),
+  "bare `node -e \"\"` (reference)": spawned(process.execPath, ["-e", ""])
+} as const
+const startTimes = Object.fromEntries(Object.keys(starts).map((name) => [name, [] as Array<number>]))
+for (let round = 0; round < BRIDGE; round++) {
+  for (const [name, f] of Object.entries(starts)) startTimes[name]!.push(await f())
+}
+console.log(`network bridge: start to exit, ${BRIDGE} rounds interleaved, median (p90)`)
+for (const [name, xs] of Object.entries(startTimes)) {
+  console.log(`  ${name.padEnd(40)} ${median(xs).toFixed(1)} ms (${p90(xs).toFixed(1)})`)
+}
+const withBridge = median(startTimes["`true` behind the bridge"]!)
+const bareNode = median(startTimes["bare `node -e \"\"` (reference)"]!)
+console.log(
+  `  ${"added by the bridge".padEnd(40)} ${(withBridge - median(startTimes["`true`"]!)).toFixed(1)} ms; ` +
+    `${(withBridge / bareNode).toFixed(2)}x a bare node (the aim: under 2x)`
+)
+
 await plain.dispose()
 await confined.dispose()
+await Effect.runPromise(Scope.close(proxyScope, Exit.void))
 await Effect.runPromise(Scope.close(sandboxScope, Exit.void))
 NodeFs.rmSync(root, { recursive: true, force: true })

@@ -166,9 +166,11 @@ const openConnection = (path: string | number) =>
       })
       socket.on("connect", () =>
         resume(Effect.succeed({ socket, received: () => Buffer.concat(chunks).toString("utf8"), closed })))
-    }),
-    ({ socket }) =>
-      Effect.sync(() => socket.destroy())
+      return Effect.sync(() =>
+        socket.destroy()
+      )
+    }).pipe(Effect.timeoutFail({ duration: 5_000, onTimeout: () => "the proxy did not accept the connection" })),
+    ({ socket }) => Effect.sync(() => socket.destroy())
   )
 
 const until = (condition: () => boolean, what: string, within = 3_000) =>
@@ -635,7 +637,8 @@ describe("NetworkProxy", () => {
         const after = yield* exchange(proxy.socketPath, connectRequest(`allowed.test:${echo}`) + "ok", { end: true })
         assert.isTrue(after.received.endsWith("\r\n\r\nok"))
       }),
-    { fastCheck: { numRuns: 150 } }
+    // 150 runs, each with a proxy of its own: seconds, tens of them on a loaded machine.
+    { timeout: 120_000, fastCheck: { numRuns: 150 } }
   )
 
   it.scopedLive("an origin that cannot be reached, or a name that does not resolve, gets 502", () =>
@@ -930,35 +933,5 @@ describe("NetworkProxy.bridge", () => {
           child.stdout?.on("data", (chunk: Buffer) => String(chunk).includes("ready") && child.kill("SIGTERM"))
       })
       assert.deepStrictEqual([killed.code, killed.signal], [null, "SIGTERM"])
-    }))
-
-  it.scopedLive("startup cost: the bridge adds little to a command", () =>
-    Effect.gen(function*() {
-      const { proxy } = yield* sandboxedProxy
-      const median = (values: ReadonlyArray<number>) =>
-        [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-      const time = (command: string, args: ReadonlyArray<string>) =>
-        Effect.gen(function*() {
-          const start = performance.now()
-          const ran = yield* runProgram(command, args, {})
-          assert.strictEqual(ran.code, 0, ran.stderr)
-          return performance.now() - start
-        })
-      const launch = NetworkProxy.bridge({ socketPath: proxy.socketPath, port: 0, command: "true", args: [] })
-      const direct: Array<number> = []
-      const bridged: Array<number> = []
-      const bareNode: Array<number> = []
-      for (let i = 0; i < 15; i++) {
-        direct.push(yield* time("true", []))
-        bridged.push(yield* time(launch.command, launch.args))
-        bareNode.push(yield* time(process.execPath, ["-e", ""]))
-      }
-      const cost = median(bridged) - median(direct)
-      console.info(
-        `bridge startup: median ${median(bridged).toFixed(1)} ms with the bridge, ${median(direct).toFixed(1)} ms ` +
-          `without (+${cost.toFixed(1)} ms); bare node -e "" ${median(bareNode).toFixed(1)} ms`
-      )
-      // Node's own start is most of it; the bridge itself must not double it.
-      assert.isBelow(median(bridged), 2 * median(bareNode) + 50)
     }))
 })
