@@ -334,6 +334,7 @@ describe("no refused file ever shows (property)", () => {
           }
         }
       }),
-    { fastCheck: { numRuns: 40 } }
+    // 40 random workspaces with an engine each: 8 s, 20 s on a loaded machine.
+    { timeout: 120_000, fastCheck: { numRuns: 40 } }
   )
 })

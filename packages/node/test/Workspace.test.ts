@@ -8,6 +8,7 @@ import * as OS from "node:os"
 import * as NodePath from "node:path"
 import * as PathWalk from "../src/PathWalk.js"
 import * as Workspace from "../src/Workspace.js"
+import { within } from "./Processes.js"
 
 /**
  * base/
@@ -351,9 +352,9 @@ describe.skipIf(!hasProc)("PathWalk", () => {
             Effect.zipRight(Deferred.succeed(held, void 0), Effect.never)
           )
         ))
-        yield* Deferred.await(held)
+        yield* Deferred.await(held).pipe(within(10_000, "the walk held its directory"))
         assert.isAbove(yield* openDescriptors, before)
-        yield* Fiber.interrupt(fiber)
+        yield* Fiber.interrupt(fiber).pipe(within(10_000, "the walk was interrupted"))
       }
       assert.strictEqual(yield* openDescriptors, before)
     }))
