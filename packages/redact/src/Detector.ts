@@ -11,7 +11,10 @@
  * A verifier reads at most `before` characters before its hit and `after`
  * characters from it, so its cost does not depend on the size of the text,
  * and a streaming redactor knows how much text it must hold back to decide
- * exactly as it would on the whole.
+ * exactly as it would on the whole. A secret that may be longer than that
+ * (a PEM body, a Kubernetes value) is read on: the span says which detector
+ * continues from its end (`Span.continues`), and the engine verifies there
+ * again, window after window, removing the whole under one marker.
  *
  * The built-in catalogues are `SecretRules` and `PersonalData`;
  * applications add their own either as a `Redactor.Rule` (a keyword-gated
@@ -46,6 +49,16 @@ export interface Span {
   readonly end: number
   /** The rule id to report, when it is not the detector's own (a contextual rule that found a known token shape). */
   readonly id?: string | undefined
+  /**
+   * The detector that reads on from `end`, when the secret may go on past
+   * all a verifier can read (a PEM body longer than its window): once the
+   * span is committed, the engine verifies again with it at `end`, with a
+   * hit that starts and ends there, and removes what that verification
+   * returns too, under the same marker, for as long as it goes on. So a
+   * structure of any length is removed whole, while each verification
+   * still reads a bounded window (and a stream holds back no more).
+   */
+  readonly continues?: Detector | undefined
 }
 
 /**

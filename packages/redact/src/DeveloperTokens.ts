@@ -1122,9 +1122,10 @@ const maxValueLength = 8_000
 
 // One `key: value` line of a YAML mapping, or of pretty-printed JSON
 // (`"key": "value",`): the indent, the key, and the value, quoted or not,
-// or the first line of a block scalar (`key: |`).
+// or the first line of a block scalar (`key: |`); last, the first 8,000
+// characters of a quoted value longer than that.
 const manifestEntry =
-  /\n([ \t]{1,16})("?)([A-Za-z0-9_.-]{1,253})\2[ \t]{0,4}:[ \t]{1,4}(?:([|>][+-]?[0-9]?[ \t]{0,4}\r?\n[ \t]{1,32})?(?:"([^"\n]{0,8000})"|'([^'\n]{0,8000})'|([^\s"'#][^\n]{0,8000})))/g
+  /\n([ \t]{1,16})("?)([A-Za-z0-9_.-]{1,253})\2[ \t]{0,4}:[ \t]{1,4}(?:([|>][+-]?[0-9]?[ \t]{0,4}\r?\n[ \t]{1,32})?(?:"([^"\n]{0,8000})"|'([^'\n]{0,8000})'|([^\s"'#][^\n]{0,8000})|"([^"\n]{8000})))/g
 const manifestEntryLength = 8_400
 
 const isSpace = (code: number): boolean => code === 32 || code === 9
@@ -1240,8 +1241,11 @@ export const kubernetesSecret: Detector.Detector = {
   ],
   before: parentReach + kindReach + 2,
   after: manifestEntryLength + kindReach + maxValueLength + 2,
-  verify: (context, hit) =>
-    hit.match === undefined || hit.match.index !== hit.start ? undefined : verifyEntry(context, hit.match, false)
+  verify: (context, hit) => {
+    // A hit that starts and ends at once is where a value went on past the window before.
+    if (hit.start === hit.end) return verifyRest(context.text, hit.start, false)
+    return hit.match === undefined || hit.match.index !== hit.start ? undefined : verifyEntry(context, hit.match, false)
+  }
 }
 
 /** The span of the entry `match` at `at` (a line start) when it is a value of a Secret's `data` or `stringData`. */
@@ -1285,9 +1289,9 @@ const verifyEntry = (
     return undefined
   }
   // The value, and a block scalar's further lines.
-  const raw = match[5] ?? match[6] ?? match[7] ?? ""
+  const raw = match[5] ?? match[6] ?? match[7] ?? match[8] ?? ""
   const matchEnd = match.index + match[0].length
-  const valueEnd = matchEnd - (match[7] === undefined ? 1 : 0)
+  const valueEnd = matchEnd - (match[5] === undefined && match[6] === undefined ? 0 : 1)
   let value = raw
   if (match[7] !== undefined) {
     // In a serialized string, a bare quote ends the string and so the value.
@@ -1299,6 +1303,9 @@ const verifyEntry = (
   const start = valueEnd - raw.length
   let stop = start + value.length
   if (value.length === 0 || isPlaceholder(value)) return undefined
+  // A value longer than the window goes on past it, to be read on from there.
+  let goesOn = match[8] !== undefined ||
+    (match[7] !== undefined && raw.length > maxValueLength && value.length === raw.length && !endsLine(text, matchEnd))
   let whole = value
   if (match[4] !== undefined) {
     const limit = Math.min(text.length, start + maxValueLength)
@@ -1306,7 +1313,10 @@ const verifyEntry = (
     while (line > 0 && line < limit) {
       let lineEnd = line
       while (lineEnd < limit && text.charCodeAt(lineEnd) !== 10) lineEnd++
-      if (lineEnd >= limit && limit < text.length) break
+      if (lineEnd >= limit && limit < text.length) {
+        goesOn = true
+        break
+      }
       if (isBlank(text, line, lineEnd) || indentOf(text, line, lineEnd) <= indent) break
       let content = text.slice(line + indentOf(text, line, lineEnd), lineEnd).replace(/[ \t\r]+$/, "")
       const cut = escaped && content.includes("\"")
@@ -1316,9 +1326,66 @@ const verifyEntry = (
       if (cut) break
       line = lineEnd + 1
     }
+    // The window ended with a line: the block may go on in the next.
+    if (line >= limit && limit < text.length) goesOn = true
   }
   if (key[1] === "data" ? !base64Value.test(whole) : whole.length < 4) return undefined
-  return { start, end: stop }
+  return { start, end: stop, continues: goesOn ? readsOn(escaped) : undefined }
+}
+
+/** The detector that reads a value on past its window: the one that found it. */
+const readsOn = (escaped: boolean): Detector.Detector => escaped ? kubernetesSecretEscaped : kubernetesSecret
+
+const endsLine = (text: string, at: number): boolean =>
+  at >= text.length || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13
+
+/**
+ * The rest of a value that went on past the window it was found in, from
+ * `at` where the window before stopped: the rest of its line (to a quote,
+ * which ends a quoted or serialized value), or, at a line's end, the
+ * further lines of a block scalar, as deep as the line it stopped in. A
+ * window again at most; a longer rest goes on once more.
+ */
+const verifyRest = (text: string, at: number, escaped: boolean): Detector.Span | undefined => {
+  const limit = Math.min(text.length, at + maxValueLength)
+  if (at >= limit) return undefined
+  let blank = at
+  while (blank < limit && (isSpace(text.charCodeAt(blank)) || text.charCodeAt(blank) === 13)) blank++
+  if (!endsLine(text, blank)) {
+    const ends = (i: number) => endsLine(text, i) || text.charCodeAt(i) === 34 || text.charCodeAt(i) === 39
+    let end = at
+    while (end < limit && !ends(end)) end++
+    const goesOn = end === limit && !ends(end)
+    // As the value's first part: without a comment, or the blanks and comma before the line's end.
+    const comment = text.slice(at, end).search(/[ \t]#/)
+    if (comment >= 0) end = at + comment
+    else if (!goesOn) { while (end > at && /[ \t\r,]/.test(text[end - 1]!)) end-- }
+    if (end === at) return undefined
+    return { start: at, end, continues: goesOn && comment < 0 ? readsOn(escaped) : undefined }
+  }
+  const lineStart = text.lastIndexOf("\n", at - 1) + 1
+  const depth = indentOf(text, lineStart, at)
+  let line = text.indexOf("\n", at) + 1
+  let stop = at
+  let goesOn = false
+  while (line > 0 && line < limit) {
+    let lineEnd = line
+    while (lineEnd < limit && text.charCodeAt(lineEnd) !== 10) lineEnd++
+    if (lineEnd >= limit && limit < text.length) {
+      goesOn = true
+      break
+    }
+    const indent = indentOf(text, line, lineEnd)
+    if (isBlank(text, line, lineEnd) || indent < depth || depth === 0) break
+    let content = text.slice(line + indent, lineEnd).replace(/[ \t\r]+$/, "")
+    const quote = escaped ? content.indexOf("\"") : -1
+    if (quote >= 0) content = content.slice(0, quote)
+    stop = line + indent + content.length
+    if (quote >= 0) break
+    line = lineEnd + 1
+  }
+  if (line >= limit && limit < text.length) goesOn = true
+  return stop > at ? { start: at, end: stop, continues: goesOn ? readsOn(escaped) : undefined } : undefined
 }
 
 const manifestEntrySticky = new RegExp(manifestEntry.source, "y")
@@ -1387,6 +1454,7 @@ export const kubernetesSecretEscaped: Detector.Detector = {
     // The rewrite keeps offsets and each of its characters depends only on
     // its neighbours, so reading it reads the window of the text.
     const copy = unescapedOf(context.text)
+    if (hit.start === hit.end) return verifyRest(copy, hit.start, true)
     const match = Detector.matchAt(manifestEntrySticky, copy, hit.start + 1)
     if (match === null) return undefined
     const local: Detector.Context = { ...context, text: copy, skip: (until) => context.skip(until) }

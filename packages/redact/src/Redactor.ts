@@ -280,6 +280,10 @@ interface Finding {
   readonly start: number
   readonly end: number
   readonly id: string
+  /** The detector that reads on from `end` once this is committed (`Span.continues`). */
+  readonly continues?: Detector.Detector | undefined
+  /** The rest of the previous finding, which its marker already stands for: removed with no marker of its own. */
+  readonly silent?: boolean | undefined
 }
 
 interface Engine {
@@ -935,13 +939,29 @@ interface ScanState {
   floor: number
   /** Findings verified but not committed yet, by start: a hit before their start may still come first. */
   readonly pending: Array<Finding>
+  /**
+   * Where the last committed finding goes on (`Span.continues`), while the
+   * text there is not all known yet: nothing is committed past it first.
+   */
+  continuation: Continuation | undefined
 }
+
+interface Continuation {
+  readonly at: number
+  readonly detector: Detector.Detector
+  /** The id of the finding it continues, whose marker stands for it. */
+  readonly id: string
+}
+
+/** Verifies at `at` what a committed finding goes on into, or says it cannot yet: the text there is not all known. */
+type Resume = (detector: Detector.Detector, at: number) => Detector.Span | undefined | "later"
 
 const freshState = (engine: Engine): ScanState => ({
   passes: engine.passes.map(() => ({ next: undefined, from: 0, blocked: false, done: false, gate: undefined })),
   skips: new Map(),
   floor: 0,
-  pending: []
+  pending: [],
+  continuation: undefined
 })
 
 /** Keeps `pending` sorted by start; of two with the same start, the first found wins. */
@@ -952,22 +972,48 @@ const defer = (pending: Array<Finding>, finding: Finding): void => {
 }
 
 /**
- * Commits the pending findings that start at or before `horizon`, in order;
- * one that overlaps the previous is dropped, and so at once is any that
- * starts inside a committed finding, whatever its start: it can never be
- * committed, and left pending it would hold a stream's commit point inside
- * the committed finding, whose tail would then be emitted as text.
+ * Commits the pending findings that start at or before `horizon`, in order,
+ * each followed by what it goes on into (`Span.continues`); while that waits
+ * for text, nothing after it. A finding that starts inside a committed one
+ * is dropped at once, whatever its start: it can never be committed, and
+ * left pending it would hold a stream's point of commitment inside the
+ * committed finding, whose tail would then be emitted as text.
  */
-const commit = (state: ScanState, horizon: number, findings: Array<Finding>): boolean => {
-  let committed = false
-  while (state.pending.length > 0 && (state.pending[0]!.start <= horizon || state.pending[0]!.start < state.floor)) {
+const commit = (state: ScanState, horizon: number, findings: Array<Finding>, resume: Resume): boolean => {
+  let committed = extend(state, findings, resume)
+  for (;;) {
+    while (state.pending.length > 0 && state.pending[0]!.start < state.floor) state.pending.shift()
+    if (state.continuation !== undefined || state.pending.length === 0 || state.pending[0]!.start > horizon) break
     const finding = state.pending.shift()!
-    if (finding.start < state.floor) continue
     findings.push(finding)
     state.floor = finding.end
     committed = true
+    if (finding.continues !== undefined) {
+      state.continuation = { at: finding.end, detector: finding.continues, id: finding.id }
+      extend(state, findings, resume)
+    }
   }
   return committed
+}
+
+/**
+ * Commits what the last committed finding goes on into, piece after piece,
+ * before anything else: it starts where that finding ends, so nothing can
+ * come first. Stops where a piece waits for text not known yet.
+ */
+const extend = (state: ScanState, findings: Array<Finding>, resume: Resume): boolean => {
+  let extended = false
+  for (let next = state.continuation; next !== undefined; next = state.continuation) {
+    const span = resume(next.detector, next.at)
+    if (span === "later") break
+    state.continuation = undefined
+    if (span === undefined || span.start !== next.at || span.end <= next.at) break
+    findings.push({ start: next.at, end: span.end, id: next.id, silent: true })
+    state.floor = span.end
+    extended = true
+    if (span.continues !== undefined) state.continuation = { at: span.end, detector: span.continues, id: next.id }
+  }
+  return extended
 }
 
 /**
@@ -1006,6 +1052,14 @@ const scan = (
     skip: (until: number) => {
       if (verifying !== undefined && until > (state.skips.get(verifying) ?? 0)) state.skips.set(verifying, until)
     }
+  }
+  const resume: Resume = (detector, at) => {
+    if (!final && at + detector.after > length) return "later"
+    context.floor = state.floor
+    const span = detector.verify(context, { start: at, end: at, match: undefined })
+    // Idempotence, as for any finding: an earlier marker ends what goes on.
+    const marker = span === undefined || !holdsMarker ? -1 : text.slice(at, span.end).indexOf(markerOpening)
+    return marker < 0 ? span : { start: at, end: at + marker }
   }
   // The passes that may still hit: a finished one is dropped from the loop
   // that runs once per hit.
@@ -1072,9 +1126,11 @@ const scan = (
         blockedAt = ps.from - pass.back
       }
     }
+    // What the last finding goes on into comes first, once its text is known.
+    if (state.continuation !== undefined && state.continuation.at < blockedAt) blockedAt = state.continuation.at
     // No hit remains before `horizon`: pending findings up to there are settled.
     horizon = Math.min(bestStart, blockedAt)
-    if (commit(state, horizon, findings)) continue
+    if (commit(state, horizon, findings, resume)) continue
     if (best === undefined || bestStart >= blockedAt) break
     const found = best.next!
     best.next = undefined
@@ -1096,12 +1152,12 @@ const scan = (
       if (holdsMarker && (insideMarker(text, span.start) || text.slice(span.start, span.end).includes(markerOpening))) {
         continue
       }
-      defer(state.pending, { start: span.start, end: span.end, id: span.id ?? detector.id })
+      defer(state.pending, { start: span.start, end: span.end, id: span.id ?? detector.id, continues: span.continues })
       break
     }
   }
   if (final) {
-    commit(state, Infinity, findings)
+    commit(state, Infinity, findings, resume)
     return length
   }
   // No later hit starts before `horizon` or reads further back than
@@ -1110,6 +1166,7 @@ const scan = (
   // lose to a hit before it. Before that point no later text can change the
   // output.
   const settled = Math.max(state.floor, horizon - engine.maxBefore)
+  // Pending findings start at or after the floor (`commit` drops the others).
   return Math.min(length, state.pending.length > 0 ? Math.min(settled, state.pending[0]!.start) : settled)
 }
 
@@ -1149,13 +1206,18 @@ const assemble = (text: string, findings: ReadonlyArray<Finding>, from: number, 
   const parts: Array<string> = []
   const kinds: Record<string, number> = {}
   let at = from
+  let count = 0
   for (const finding of findings) {
-    parts.push(text.slice(at, finding.start), markerOf(finding.id))
-    kinds[finding.id] = (kinds[finding.id] ?? 0) + 1
+    parts.push(text.slice(at, finding.start))
     at = finding.end
+    // The rest of a finding goes with its marker, which may have gone out already.
+    if (finding.silent === true) continue
+    parts.push(markerOf(finding.id))
+    kinds[finding.id] = (kinds[finding.id] ?? 0) + 1
+    count++
   }
   parts.push(text.slice(at, to))
-  return { text: parts.join(""), count: findings.length, kinds }
+  return { text: parts.join(""), count, kinds }
 }
 
 // A hit found in one scan of a stream and verified in a later one moves
@@ -1216,7 +1278,10 @@ const streamOf = (engine: Engine, options: StreamOptions | undefined): StreamRed
     }
     for (let i = 0; i < state.pending.length; i++) {
       const finding = state.pending[i]!
-      state.pending[i] = { start: finding.start - drop, end: finding.end - drop, id: finding.id }
+      state.pending[i] = { ...finding, start: finding.start - drop, end: finding.end - drop }
+    }
+    if (state.continuation !== undefined) {
+      state.continuation = { ...state.continuation, at: state.continuation.at - drop }
     }
     buffer = buffer.slice(drop)
     emitted = commit - drop

@@ -66,7 +66,10 @@ const cutByMarker = (text: string, end: number): boolean => text.startsWith("[RE
 
 const named = (context: Detector.Context, start: number, end: number): Detector.Span => {
   const specific = context.classify(start)
-  return specific === undefined ? { start, end } : { start, end: Math.max(end, specific.end), id: specific.id }
+  if (specific === undefined) return { start, end }
+  // A key that goes on past its window goes on past the value too.
+  const continues = specific.end >= end ? specific.continues : undefined
+  return { start, end: Math.max(end, specific.end), id: specific.id, continues }
 }
 
 // ---------------------------------------------------------------------------
@@ -77,7 +80,10 @@ const named = (context: Detector.Context, start: number, end: number): Detector.
  * PEM private keys of every kind (RSA, EC, DSA, PKCS#8, encrypted, OpenSSH,
  * PGP), up to the END line; a key cut off before its END line is removed to
  * the end of its base64 body. The body may be wrapped, indented, joined by
- * spaces or escaped (`\n`) inside JSON.
+ * spaces or escaped (`\n`) inside JSON. A verification reads 12,000
+ * characters of body; a longer body (an RSA key of 16,384 bits, a PGP
+ * block with many subkeys) is read on in further windows of 12,000
+ * (`Span.continues`) and removed whole under one marker, however long.
  *
  * @since 0.3.0
  * @category rules
@@ -88,8 +94,12 @@ export const privateKey: Detector.Detector = {
   before: 0,
   after: 12_200,
   verify: (context, hit) => {
-    const match = Detector.matchAt(pem, context.text, hit.start)
-    return match === null || !hasKeyBody(match[0]) ? undefined : { start: hit.start, end: hit.start + match[0].length }
+    // A hit that starts and ends at once is where a body went on past the window before.
+    const rest = hit.end === hit.start
+    const match = Detector.matchAt(rest ? pemRest : pem, context.text, hit.start)
+    if (match === null || match[0].length === 0 || (!rest && !hasKeyBody(match[0]))) return undefined
+    const end = hit.start + match[0].length
+    return { start: hit.start, end, continues: match[1]?.length === pemWindow ? privateKey : undefined }
   }
 }
 /**
@@ -114,9 +124,16 @@ const hasKeyBody = (block: string): boolean => {
 }
 const minKeyBody = 40
 // A body holds no run of five dashes before its END line, so the search for
-// END stops at the next header instead of scanning the whole window.
+// END stops at the next header instead of scanning the whole window. A body
+// cut off (no END line within the window) is the first group: as long as the
+// window, it may go on.
 const pem =
-  /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:(?:[A-Za-z0-9+/=\s\\:,.()]|-(?!----)){0,12000}?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]{0,12000})/y
+  /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:(?:[A-Za-z0-9+/=\s\\:,.()]|-(?!----)){0,12000}?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|([A-Za-z0-9+/=\s\\]{0,12000}))/y
+/** The rest of a body read on from where the window before ended: to its END line, or another window of body. */
+const pemRest =
+  /(?:(?:[A-Za-z0-9+/=\s\\:,.()]|-(?!----)){0,12000}?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|([A-Za-z0-9+/=\s\\]{0,12000}))/y
+/** How much body one verification reads. */
+const pemWindow = 12_000
 
 /**
  * AWS access key ids, long-term (`AKIA`) and temporary (`ASIA`), and the

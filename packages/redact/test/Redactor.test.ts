@@ -760,6 +760,42 @@ describe("Redactor", () => {
       assert.isAtMost(held, 34_500)
     })
 
+    it("removes a secret that goes on past its window whole, under one marker, whatever the chunking", () => {
+      // `LONG` reads 40 characters; its secret is the run of `#` after
+      // `LONGBBB`, as long as it goes, read on 30 at a time (`Span.continues`).
+      // `BBB` would remove a part of the run and waits; it must never hold the
+      // point of commitment inside the run while the next part waits for text.
+      const run: Detector.Detector = {
+        id: "run",
+        triggers: [Detector.prefix("LONG")],
+        before: 0,
+        after: 40,
+        verify: (context, hit) => {
+          const from = hit.start === hit.end ? hit.start : hit.start + 7
+          let end = from
+          while (end < context.text.length && end < from + 30 && context.text[end] === "#") end++
+          return end === from ? undefined : { start: from, end, continues: end === from + 30 ? run : undefined }
+        }
+      }
+      const inside: Detector.Detector = {
+        id: "inside",
+        triggers: [Detector.prefix("BBB")],
+        before: 0,
+        after: 40,
+        verify: (context, hit) =>
+          hit.start + 50 > context.text.length ? undefined : { start: hit.start + 40, end: hit.start + 50 }
+      }
+      const custom = Redactor.make({ rules: [run, inside], personalData: false })
+      for (const length of [10, 30, 31, 200, 1_000]) {
+        const text = `LONGBBB${"#".repeat(length)} after`
+        const expected = whole(text, custom)
+        assert.deepStrictEqual(expected, { text: "LONGBBB[REDACTED:run] after", count: 1, kinds: { run: 1 } })
+        for (const [batch, size] of [[1, 1], [1, 7], [5, 3], [64, 64], [undefined, 1_000]] as const) {
+          assert.deepStrictEqual(streamed(text, [size], batch, custom), expected, `${length}, batch ${batch}, ${size}`)
+        }
+      }
+    })
+
     it("starts afresh after end", () => {
       const stream = redactor.stream({ batch: 1 })
       stream.push(`a ${github.slice(0, 10)}`)

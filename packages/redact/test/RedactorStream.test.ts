@@ -104,7 +104,11 @@ const yamlSecret = FastCheck.record({
     FastCheck.tuple(
       key,
       FastCheck.constantFrom("plain", "quoted", "block"),
-      FastCheck.integer({ min: 12, max: 2_000 }),
+      // Now and then longer than the 8,000 characters a verification reads of a value.
+      FastCheck.oneof(
+        { arbitrary: FastCheck.integer({ min: 12, max: 2_000 }), weight: 6 },
+        { arbitrary: FastCheck.integer({ min: 7_900, max: 20_000 }), weight: 1 }
+      ),
       seed
     ),
     { minLength: 1, maxLength: 6 }
@@ -148,7 +152,11 @@ const jsonSecret = FastCheck.tuple(
   return JSON.stringify({ stdout: yaml, exitCode: 0 })
 })
 
-/** A PEM private key of up to 130 lines: plain, as a YAML block scalar, escaped in JSON, or joined by spaces. */
+/**
+ * A PEM private key: plain, as a YAML block scalar, escaped in JSON, or
+ * joined by spaces; now and then longer than the 12,000 characters of body
+ * a verification reads.
+ */
 const pemBlock = FastCheck.tuple(
   FastCheck.constantFrom(
     "RSA PRIVATE KEY",
@@ -157,7 +165,10 @@ const pemBlock = FastCheck.tuple(
     "OPENSSH PRIVATE KEY",
     "ENCRYPTED PRIVATE KEY"
   ),
-  FastCheck.integer({ min: 1, max: 130 }),
+  FastCheck.oneof(
+    { arbitrary: FastCheck.integer({ min: 1, max: 130 }), weight: 6 },
+    { arbitrary: FastCheck.integer({ min: 180, max: 400 }), weight: 1 }
+  ),
   seed,
   FastCheck.constantFrom("plain", "yaml", "json", "spaced")
 ).map(([label, lines, s, shape]) => {

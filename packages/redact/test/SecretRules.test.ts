@@ -373,6 +373,57 @@ describe("SecretRules", () => {
       }
     })
 
+    it("a private key of any length whole, under one marker: a body past the 12,000 characters one verification reads is read on", () => {
+      // An RSA key of 16,384 bits is about 12,700 characters; a PGP block with subkeys can be longer.
+      for (const lines of [190, 400, 1_100]) {
+        const body = Array.from({ length: lines }, (_, i) => noise(64, 2_000 + i, alnum + "+/")).join("\n")
+        for (const key of [pem("RSA PRIVATE KEY", body), `-----BEGIN OPENSSH PRIVATE KEY-----\n${body}`]) {
+          // Each text, and what must stay after the key.
+          const texts = [
+            [`${key}\n# DEPLOY_HOST=git.internal\n`, "# DEPLOY_HOST=git.internal"],
+            [`tls:\n  key: |\n    ${key.replaceAll("\n", "\n    ")}\n  # cert: server.crt\n`, "# cert: server.crt"],
+            [
+              `{"private_key": "${
+                key.replaceAll("\n", "\\n")
+              }\\n", "token_uri": "https://oauth2.googleapis.com/token"}`,
+              "oauth2.googleapis.com"
+            ]
+          ] as const
+          for (const [text, kept] of texts) {
+            const result = redactor.redact(text)
+            assertGone(result.text, body)
+            assert.deepStrictEqual(result.kinds, { "private-key": 1 }, `${lines} lines: ${result.text.slice(0, 80)}`)
+            assert.strictEqual(result.count, markers(result.text))
+            assert.include(result.text, kept)
+          }
+        }
+      }
+    })
+
+    it("a Kubernetes Secret value of any length whole, under one marker: one past the 8,000 characters a verification reads is read on", () => {
+      for (const length of [8_500, 20_000]) {
+        const value = noise(length, 3_000, alnum + "+/")
+        const block = value.match(/.{1,64}/g)!.map((line) => `    ${line}`).join("\n")
+        const entries = [
+          [`  keystore.p12: ${value}`, "  keystore.p12: "],
+          [`  keystore.p12: "${value}"`, "  keystore.p12: \""],
+          [`  tls.crt: |\n${block}`, "  tls.crt: |\n    "]
+        ] as const
+        for (const [entry, kept] of entries) {
+          const manifest = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\ndata:\n${entry}\n  extra: YmFyCg==\n`
+          // As a file, and serialized in a tool's JSON output.
+          for (const text of [manifest, JSON.stringify({ stdout: manifest })]) {
+            const result = redactor.redact(text)
+            assertGone(result.text, value.slice(0, 64))
+            assertGone(result.text, value.slice(-64))
+            assert.strictEqual(result.kinds["kubernetes-secret"], 1, `${length}: ${entry.slice(0, 30)}`)
+            const at = text === manifest ? kept : JSON.stringify(kept).slice(1, -1)
+            assert.include(result.text, `${at}${Redactor.marker("kubernetes-secret")}`)
+          }
+        }
+      }
+    })
+
     it("a private key cut off before its END line, to the end of its body", () => {
       const result = redactor.redact(`-----BEGIN OPENSSH PRIVATE KEY-----\n${opensshBody}`)
       assert.strictEqual(result.text, "[REDACTED:private-key]")
