@@ -50,7 +50,8 @@ const Live = Layer.unwrapScoped(Effect.gen(function*() {
   const port = yield* freePort
   yield* httpServer(port)
   const config = McpConfig.make({
-    remote: { type: "http", url: `http://127.0.0.1:${port}/mcp`, idleTimeout: 700, timeout: 5_000 }
+    // Progress every 0.5 s below: an idle limit of 2.5 s is five of those gaps.
+    remote: { type: "http", url: `http://127.0.0.1:${port}/mcp`, idleTimeout: 2_500, timeout: 10_000 }
   })
   return McpTools.layerRuntime([]).pipe(Layer.provideMerge(McpClient.layer(config)))
 }))
@@ -81,10 +82,12 @@ describe("streamable HTTP", () => {
         const runtime = yield* ToolRuntime.ToolRuntime
         const progress = yield* Ref.make(0)
         const [result] = yield* runtime.runTurn([
-          { id: "1", name: "mcp__remote__trigger-long-running-operation", input: { duration: 1.6, steps: 4 } }
+          // 4 s, past the idle limit: only progress keeps it alive.
+          { id: "1", name: "mcp__remote__trigger-long-running-operation", input: { duration: 4, steps: 8 } }
         ], { onEvent: (event) => event._tag === "Progress" ? Ref.update(progress, (n) => n + 1) : Effect.void })
         assert.isFalse(result!.isError, ToolResult.text(result!))
-        assert.isAtLeast(yield* Ref.get(progress), 3)
+        assert.isAtLeast(result!.meta.durationMillis, 3_900, "longer than the idle limit")
+        assert.isAtLeast(yield* Ref.get(progress), 1, "progress reached the runtime")
       }))
   })
 })
