@@ -28,7 +28,8 @@ const Live = Layer.scoped(
         stderr: "pipe"
       })
       const client = new Client({ name: "sdk-test", version: "1.0.0" })
-      await client.connect(transport, { timeout: 20_000 })
+      // Node and tsx compiling the registry take seconds, tens of them on a loaded machine.
+      await client.connect(transport, { timeout: 60_000 })
       return { client, pid: transport.pid! }
     }),
     ({ client }) => Effect.promise(() => client.close())
@@ -41,15 +42,16 @@ const text = (result: CallToolResult) =>
 const errorCode = (result: CallToolResult) =>
   (result._meta?.["tool-runtime/error"] as { readonly code?: string } | undefined)?.code
 
+/** One call, bounded far below the SDK's own 60 s request timeout (and the test's): a call that hangs fails here. */
 const callTool = (name: string, args: Record<string, unknown>, options?: Parameters<Client["callTool"]>[2]) =>
   Effect.flatMap(
     SdkClient,
     ({ client }) =>
       Effect.promise(() => client.callTool({ name, arguments: args }, undefined, options) as Promise<CallToolResult>)
-  )
+  ).pipe(Servers.within(15_000, `the call to ${name} was answered`))
 
 describe("McpServer", () => {
-  layer(Live, { excludeTestServices: true, timeout: "40 seconds" })((it) => {
+  layer(Live, { excludeTestServices: true, timeout: "90 seconds" })((it) => {
     it.effect("lists the registry's tools with annotations derived from what the registry knows", () =>
       Effect.gen(function*() {
         const { client } = yield* SdkClient
@@ -96,9 +98,8 @@ describe("McpServer", () => {
 
     it.effect("a call past its time limit is an isError result, not a protocol error", () =>
       Effect.gen(function*() {
-        const started = performance.now()
+        // Answered at its 300 ms limit: its handler would take 30 s, more than the bound of callTool.
         const result = yield* callTool("slow_report", {})
-        assert.isBelow(performance.now() - started, 3_000)
         assert.isTrue(result.isError)
         assert.strictEqual(errorCode(result), "timeout")
         assert.include(text(result), "slow_report timed out after 300 ms and was stopped")
