@@ -15,7 +15,10 @@
  *   with and without them;
  * - whole-text `redact` on (b) with the default rules, with secrets only,
  *   with personal data only, with known secrets, and the streaming redactor
- *   fed 64 KiB chunks, next to the floors any engine of this design pays;
+ *   fed 64 KiB chunks (and 4 KiB ones with a batch of 500), next to the
+ *   floors any engine of this design pays;
+ * - the stream's promise over the rule samples: 108 settings of batch and
+ *   chunking, tiny ones included, each exactly the whole-text result;
  * - a text holding 20,000 token-shaped strings, once all real-format fake
  *   secrets (20,000 findings) and once near misses (hashes, UUIDs, base64,
  *   prefixes one character short: 20,000 hits, no finding); each must stay
@@ -627,8 +630,8 @@ for (const { name, planted, text } of texts) {
   console.log(`    masking secretlint's findings into a text would add ${masking.toFixed(1)} ms`)
 }
 
-const streamed = (redactor: Redactor.Service, text: string, chunk: number) => () => {
-  const stream = redactor.stream()
+const streamed = (redactor: Redactor.Service, text: string, chunk: number, batch?: number) => () => {
+  const stream = redactor.stream(batch === undefined ? undefined : { batch })
   let length = 0
   for (let i = 0; i < text.length; i += chunk) length += stream.push(text.slice(i, i + chunk)).text.length
   return length + stream.end().text.length
@@ -694,7 +697,8 @@ for (
     ["redact, secrets only", () => secretsOnly.redact(log)],
     ["redact, personal data only", () => personalOnly.redact(log)],
     ["redact, default rules + 2 known secrets", () => withKnown.redact(log)],
-    ["stream, default rules, 64 KiB chunks", streamed(defaults, log, 64 * 1024)]
+    ["stream, default rules, 64 KiB chunks", streamed(defaults, log, 64 * 1024)],
+    ["stream, default rules, batch 500, 4 KiB chunks", streamed(defaults, log, 4 * 1024, 500)]
   ])
 ) {
   console.log(
@@ -702,6 +706,73 @@ for (
       (mib / (best / 1000)).toFixed(0)
     } MiB/s)`
   )
+}
+
+// The stream's promise, exhaustively: the rule samples of every rule put
+// together (about 165,000 characters, Kubernetes manifests and PEM keys
+// among them) streamed in every class of batch against every class of
+// chunking must give exactly the whole-text result, text, count and kinds.
+// The tests run 30 of these settings; the ones where batch and chunks are
+// both tiny (a rescan of the buffer almost every character) take seconds
+// each, and run here. A setting that differs fails the run.
+if (selected("stream exactness")) {
+  // The samples live with the tests, outside this project's sources: the
+  // bundler takes them in from the pattern, the type checker leaves them be.
+  const module = "index.ts"
+  const { samples } = (await import(`../packages/redact/test/samples/${module}`)) as {
+    readonly samples: ReadonlyArray<{
+      readonly positives: ReadonlyArray<{ readonly text: string }>
+      readonly negatives: ReadonlyArray<string>
+    }>
+  }
+  const text = samples.flatMap((s) => [...s.positives.map((p) => p.text), ...s.negatives]).join("\n")
+  const whole = defaults.redact(text)
+  const kinds = (r: Redactor.Redaction) =>
+    JSON.stringify(Object.entries(r.kinds).sort(([a], [b]) => a.localeCompare(b)))
+  const batches = [1, 2, 3, 7, 13, 16, 64, 100, 500, 4_096, undefined, 100_000]
+  const chunkings = [[1], [2], [7], [13], [64], [1_000], [65_536], [Infinity], [997, 3, 1, 5_000, 64]]
+  const differ: Array<string> = []
+  const times: Array<readonly [string, number]> = []
+  for (const batch of batches) {
+    for (const sizes of chunkings) {
+      const name = `batch ${batch ?? "default"}, chunks ${JSON.stringify(sizes).replace("null", "whole")}`
+      const start = performance.now()
+      const stream = defaults.stream(batch === undefined ? undefined : { batch })
+      const parts: Array<string> = []
+      const counted: Record<string, number> = {}
+      let count = 0
+      const take = (r: Redactor.Redaction) => {
+        parts.push(r.text)
+        count += r.count
+        for (const [k, n] of Object.entries(r.kinds)) counted[k] = (counted[k] ?? 0) + n
+      }
+      for (let at = 0, i = 0; at < text.length; i++) {
+        const size = Math.min(sizes[i % sizes.length]!, text.length - at)
+        take(stream.push(text.slice(at, at + size)))
+        at += size
+      }
+      take(stream.end())
+      times.push([name, performance.now() - start])
+      const out = parts.join("")
+      if (out !== whole.text || count !== whole.count || kinds({ text: out, count, kinds: counted }) !== kinds(whole)) {
+        let i = 0
+        while (i < out.length && out.charCodeAt(i) === whole.text.charCodeAt(i)) i++
+        differ.push(`${name}: differs at ${i}, ${count} markers streamed, ${whole.count} whole`)
+      }
+    }
+  }
+  const settings = batches.length * chunkings.length
+  const total = times.reduce((sum, [, ms]) => sum + ms, 0)
+  console.log(
+    `\nstream exactness over the rule samples (${text.length} characters, ${whole.count} findings): ${
+      settings - differ.length
+    } of ${settings} settings give the whole-text result (${(total / 1000).toFixed(1)} s)`
+  )
+  for (const line of differ) console.log(`  DIFFERS ${line}`)
+  for (const [name, ms] of [...times].sort((a, b) => b[1] - a[1]).slice(0, 5)) {
+    console.log(`  slowest: ${name.padEnd(44)} ${ms.toFixed(0).padStart(6)} ms`)
+  }
+  if (differ.length > 0) process.exitCode = 1
 }
 
 // What any engine pays on this text before it decides anything, when it

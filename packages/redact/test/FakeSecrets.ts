@@ -1,25 +1,13 @@
 /**
  * Fake credentials for the redaction tests: a vendor prefix glued to
- * deterministic noise, so no string in the tests is anybody's credential
- * and no scanner flags it.
+ * deterministic noise (`Noise`), so no string in the tests is anybody's
+ * credential and no scanner flags it; and the oracles of "the secret is
+ * gone".
  */
 
 import { assert } from "@effect/vitest"
 
-export const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-export const base32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-export const hex = "0123456789abcdef"
-
-/** `length` characters of `alphabet`, the same for the same seed. */
-export const noise = (length: number, seed: number, alphabet = alnum): string => {
-  let state = seed
-  let out = ""
-  for (let i = 0; i < length; i++) {
-    state = (state * 1103515245 + 12345) % 2147483648
-    out += alphabet[(state >>> 8) % alphabet.length]
-  }
-  return out
-}
+export { alnum, base32, hex, noise } from "./Noise.js"
 
 /** How many redaction markers a text holds. */
 export const markers = (text: string): number => text.split("[REDACTED:").length - 1

@@ -1,4 +1,4 @@
-import { alnum, hex, noise } from "../FakeSecrets.js"
+import { alnum, hex, noise } from "../Noise.js"
 import type { Positive, RuleSamples } from "../RuleSamples.js"
 import { assigned, bare } from "../RuleSamples.js"
 
