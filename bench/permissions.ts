@@ -13,12 +13,20 @@
  * - the one-time cost of the grammar (WebAssembly compile, first `make`) and
  *   the exit delay of a short-lived process that loaded it, next to a bare
  *   node, with `--liftoff-only` and `--no-wasm-tier-up`;
- * - memory after 100,000 decisions (rss, heap, the WebAssembly memory).
+ * - memory after 100,000 decisions (rss, heap, the WebAssembly memory);
+ * - the hostile sizes of the CommandLine attack (a 10 MB line, 100,000-deep
+ *   nesting, 10,000 nested `eval`…), which its tests only bound, and lines
+ *   of brace groups past the 64 KB parse limit (2 MB, 10 MB: read
+ *   lexically, each expansion copying the word, they took 1.5 to 3 s and
+ *   6 to 16 s when found), moved here from a test pinned on 750 ms;
+ * - `PathRule` matching of a typical path, µs per test (moved here from a
+ *   test that asserted under 5 µs).
  *
  * Cases run round-robin, so a noisy neighbour slows them alike.
  *
  * Run: pnpm bench:permissions (BENCH_ROUNDS=n rounds of the corpus,
- * BENCH_DECISIONS=n for the memory run, BENCH_SPAWNS=n processes a variant).
+ * BENCH_DECISIONS=n for the memory run, BENCH_SPAWNS=n processes a variant,
+ * BENCH_HOSTILE=n rounds of the hostile sizes).
  */
 import type * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
@@ -28,8 +36,10 @@ import * as Approver from "@tool-runtime/permissions/Approver"
 import * as CommandLine from "@tool-runtime/permissions/CommandLine"
 import * as Engine from "@tool-runtime/permissions/Engine"
 import type * as Mode from "@tool-runtime/permissions/Mode"
+import * as PathRule from "@tool-runtime/permissions/PathRule"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -42,6 +52,7 @@ import { fileURLToPath } from "node:url"
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200)
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 100_000)
 const SPAWNS = Number(process.env.BENCH_SPAWNS ?? 5)
+const HOSTILE = Number(process.env.BENCH_HOSTILE ?? 3)
 
 // ---------------------------------------------------------------------------
 // a child process: load the grammar (or not) and leave on its own
@@ -526,6 +537,69 @@ async function main() {
       }${mb(after[key] - before[key])})`
     )
   }
+
+  // ---------------------------------------------------------------------------
+  // 5. hostile sizes
+  // ---------------------------------------------------------------------------
+
+  const nestedPrintf = (levels: number) => {
+    let line = "x"
+    for (let i = 0; i < levels; i++) line = `printf "$(${line})"`
+    return line
+  }
+  const hostile: ReadonlyArray<readonly [string, string]> = [
+    ["a 10 MB line", `ls ${"a".repeat(10_000_000)}`],
+    ["100,000-deep $( $( … ) )", `${"$( ".repeat(100_000)}ls${" )".repeat(100_000)}`],
+    ["100,000 && parts", `${"ls && ".repeat(100_000)}ls`],
+    ["100,000 nested {", `${"{ ".repeat(100_000)}ls${"; }".repeat(100_000)}`],
+    ["a 1 MB here-document", `cat <<EOF\n${`${"a".repeat(99)}\n`.repeat(10_000)}EOF`],
+    ["30,000 nested ( )", `${"(".repeat(30_000)}ls${")".repeat(30_000)}`],
+    ["12,000 nested sudo", `${"sudo ".repeat(12_000)}ls`],
+    ["10,000 brace groups (50 KB)", `echo ${"{a,b}".repeat(10_000)}`],
+    ["14,000 brace groups (70 KB)", `echo ${"{a,b}".repeat(14_000)}`],
+    ["2 MB of brace groups", `echo ${"{a,b}".repeat(400_000)}`],
+    ["10 MB of brace groups", `echo ${"{a,b}".repeat(2_000_000)}`],
+    ["x=$x$x thirty times", `x=a;${"x=$x$x;".repeat(30)}rm y`],
+    ["10 nested printf \"$( … )\"", nestedPrintf(10)],
+    ["14 nested printf \"$( … )\"", nestedPrintf(14)],
+    ["2,000 nested eval", `${"eval ".repeat(2_000)}ls`],
+    ["10,000 nested eval", `${"eval ".repeat(10_000)}ls`],
+    ["10,000 nested $( )", `${"$(".repeat(10_000)}ls${")".repeat(10_000)}`]
+  ]
+  const hostileTimes = interleaved(
+    hostile.map(([name, line]) => [name, [decide(engines.default, line)]] as const),
+    HOSTILE,
+    // No warm-up: the 10 MB line of brace groups takes seconds a round.
+    0
+  )
+  console.log(`\n5. hostile sizes, default mode, ${HOSTILE} rounds (median and max ms per decision)`)
+  for (const [name] of hostile) {
+    const xs = hostileTimes.get(name)![0]!
+    console.log(`  ${name.padEnd(34)} ${ms1(median(xs))} ms  max ${ms1(Math.max(...xs))} ms`)
+  }
+
+  // ---------------------------------------------------------------------------
+  // 6. path rules
+  // ---------------------------------------------------------------------------
+
+  const at = { projectRoot: "/home/dev/app", cwd: "/home/dev/app", homeDirectory: "/home/dev" }
+  const patterns = ["secrets/**", "*.env", "/src/**/*.ts", "~/.ssh/**", "a/**/b/**/c"].map((specifier) =>
+    Either.getOrThrow(PathRule.compile(specifier, at))
+  )
+  const typicalPath = "/home/dev/app/src/components/forms/inputs/TextField.test.ts"
+  const pathRounds = 20_000
+  const pathSamples: Array<number> = []
+  for (let sample = 0; sample < 11; sample++) {
+    const start = performance.now()
+    let hits = 0
+    for (let i = 0; i < pathRounds; i++) for (const pattern of patterns) if (pattern.test(typicalPath)) hits++
+    if (hits !== pathRounds) throw new Error(`${hits} hits in ${pathRounds} rounds`)
+    pathSamples.push(((performance.now() - start) * 1000) / (pathRounds * patterns.length))
+  }
+  console.log(
+    `\n6. PathRule: a typical path against ${patterns.length} patterns, ${pathRounds.toLocaleString("en-US")} ` +
+      `rounds, 11 samples: median ${median(pathSamples).toFixed(2)} µs per test (the aim: under 5 µs)`
+  )
 
   const typicalTotal = typicalDefault
   console.log(
