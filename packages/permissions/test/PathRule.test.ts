@@ -243,15 +243,10 @@ describe("PathRule", () => {
     assert.isFalse(compile(name).test(`${path}x`))
   })
 
-  it("tests a typical path in microseconds", () => {
-    const patterns = ["secrets/**", "*.env", "/src/**/*.ts", "~/.ssh/**", "a/**/b/**/c"].map((s) => compile(s))
+  // How long a test takes (under a microsecond) is a figure of `pnpm bench:permissions`, section 6.
+  it("a typical path meets the one pattern of five that covers it", () => {
     const path = "/home/dev/app/src/components/forms/inputs/TextField.test.ts"
-    const rounds = 20_000
-    const start = performance.now()
-    let hits = 0
-    for (let i = 0; i < rounds; i++) for (const p of patterns) if (p.test(path)) hits++
-    const perTest = ((performance.now() - start) * 1000) / (rounds * patterns.length)
-    assert.strictEqual(hits, rounds)
-    assert.isBelow(perTest, 5)
+    const specifiers = ["secrets/**", "*.env", "/src/**/*.ts", "~/.ssh/**", "a/**/b/**/c"]
+    assert.deepStrictEqual(specifiers.filter((specifier) => compile(specifier).test(path)), ["/src/**/*.ts"])
   })
 })
