@@ -195,18 +195,24 @@ describe("CommandLine", () => {
   ).map(([head, rest]) => [head, ...rest])
   const operator = FastCheck.constantFrom(" && ", " || ", "; ", " | ", "\n", ";")
 
-  it.effect.prop("printed commands joined by operators are simple, and come back word for word", [
-    FastCheck.array(FastCheck.tuple(simple, operator), { minLength: 1, maxLength: 5 })
-  ], ([commands]) =>
-    withParser((analyse) => {
-      const source = commands.map(([command, op], i) =>
-        CommandLine.print(command) + (i < commands.length - 1 ? op : "")
-      )
-        .join("")
-      const analysis = analyse(source)
-      assert.isTrue(analysis.simple, `${JSON.stringify(source)}: ${analysis.doubts}`)
-      assert.deepStrictEqual(analysis.commands.map((c) => c.words), commands.map(([c]) => c))
-    }))
+  it.effect.prop(
+    "printed commands joined by operators are simple, and come back word for word",
+    [
+      FastCheck.array(FastCheck.tuple(simple, operator), { minLength: 1, maxLength: 5 })
+    ],
+    ([commands]) =>
+      withParser((analyse) => {
+        const source = commands.map(([command, op], i) =>
+          CommandLine.print(command) + (i < commands.length - 1 ? op : "")
+        )
+          .join("")
+        const analysis = analyse(source)
+        assert.isTrue(analysis.simple, `${JSON.stringify(source)}: ${analysis.doubts}`)
+        assert.deepStrictEqual(analysis.commands.map((c) => c.words), commands.map(([c]) => c))
+      }),
+    // 100 runs through the grammar: 10 s on a loaded machine.
+    { timeout: 120_000 }
+  )
 
   const plain = FastCheck.tuple(
     FastCheck.constantFrom("rm", "curl", "git", "npm"),
@@ -232,6 +238,8 @@ describe("CommandLine", () => {
           assert.isTrue(CommandLine.isCertain(analysis))
           assert.include(analysis.commands.map((command) => key(command.words)), key(inner))
         } else assert.isFalse(CommandLine.isCertain(analysis))
-      })
+      }),
+    // 100 runs through the grammar: 10 s on a loaded machine.
+    { timeout: 120_000 }
   )
 })

@@ -427,7 +427,9 @@ describe("Engine", () => {
           const denied = deniedWith(exit)
           assert.strictEqual(denied.decidedBy, `deny rule ${scenario.deny}`)
           assert.deepStrictEqual(yield* subject.prompts, [])
-        })
+        }),
+      // 100 runs, an engine each: 5 to 25 s on a loaded machine.
+      { timeout: 120_000 }
     )
 
     const simple = FastCheck.tuple(
@@ -516,7 +518,9 @@ describe("Engine", () => {
               assert.include(shown, JSON.stringify(part.words), `${command} was allowed through ${part.text}`)
             }
           }
-        })
+        }),
+      // 100 runs, an engine each: 5 to 25 s on a loaded machine.
+      { timeout: 120_000 }
     )
   })
 

@@ -280,7 +280,9 @@ describe("SandboxRules", () => {
             assert.isAbove((yield* subject.prompts).length, before, `${line} ran unasked`)
             assert.isTrue((yield* subject.decisions).at(-1)!.asked)
           }
-        })
+        }),
+      // 100 runs, an engine each: seconds, up to 15 s on a loaded machine.
+      { timeout: 120_000 }
     )
 
     it.effect.prop(
@@ -299,7 +301,9 @@ describe("SandboxRules", () => {
           )
           assert.match((results[0] as { decidedBy: string }).decidedBy, /^deny rule /)
           assert.deepStrictEqual(prompts, [])
-        })
+        }),
+      // 100 runs, an engine each: seconds, up to 15 s on a loaded machine.
+      { timeout: 120_000 }
     )
 
     it.effect.prop(
@@ -313,7 +317,9 @@ describe("SandboxRules", () => {
           const off = yield* decide({ ...asking, autoAllowSandboxedCommands: false }, answer, calls)
           assert.deepStrictEqual(on.results, off.results)
           for (const decision of on.decisions) assert.notStrictEqual(decision.decidedBy._tag, "Sandbox")
-        })
+        }),
+      // 100 runs, an engine each: seconds, up to 15 s on a loaded machine.
+      { timeout: 120_000 }
     )
 
     it.effect.prop(
@@ -335,7 +341,9 @@ describe("SandboxRules", () => {
           const on = yield* decide({ ...engineConfig, autoAllowSandboxedCommands: true }, answer, requests)
           const off = yield* decide({ ...engineConfig, autoAllowSandboxedCommands: false }, answer, requests)
           assert.deepStrictEqual(on.results, off.results)
-        })
+        }),
+      // 100 runs, an engine each: seconds, up to 15 s on a loaded machine.
+      { timeout: 120_000 }
     )
   })
 
