@@ -127,6 +127,7 @@ describe("issue 21: nested backquotes", () => {
       assert.deepStrictEqual(got, nested.map((line) => `deny:rule ${JSON.stringify(line)}`))
     }))
 
+  // The oracle's own bound is 30 s and 2 s a line: the timeout is above it.
   it.effect.skipIf(unavailable !== undefined)("bash runs the nested command of each", () =>
     Effect.gen(function*() {
       const results = yield* BashOracle.run(nested, { parallel: 1 })
@@ -136,7 +137,7 @@ describe("issue 21: nested backquotes", () => {
           `${JSON.stringify(result.line)} started ${JSON.stringify(result.execs.map((e) => e.argv))}`
         )
       }
-    }))
+    }), 120_000)
 })
 
 describe("issue 21: here-documents bash delimits otherwise than the grammar", () => {
@@ -160,7 +161,7 @@ describe("issue 21: here-documents bash delimits otherwise than the grammar", ()
       for (const result of results) {
         assert.isTrue(result.execs.some((exec) => exec.argv[0] === "rm"), JSON.stringify(result.line))
       }
-    }))
+    }), 120_000)
 })
 
 /** Lines bash shows harmless, whose every command the rules allow. */
@@ -266,6 +267,7 @@ describe("issue 21: compound lines of allowed commands with literal words", () =
             )
           }
         }
-      })
+      }),
+    120_000
   )
 })

@@ -459,8 +459,11 @@ const runBatch = async (
   }
   const command = sandboxCommand(files, batchDir, mode, lineSeconds)
   // A bound for the whole batch, should the driver itself ever hang: the
-  // lines it did not reach come back with no status.
-  const result = await spawn(command.file, command.args, 60_000 + lines.length * lineSeconds * 1000)
+  // lines it did not reach come back with no status. Each line is cut at
+  // `lineSeconds`; 30 s more is the sandbox's start on a loaded machine, many
+  // times over. Tests give the oracle a timeout above this bound, so that a
+  // hang ends as a failed assertion.
+  const result = await spawn(command.file, command.args, 30_000 + lines.length * lineSeconds * 1000)
   const status = parseStatus(Fs.readFileSync(Path.join(batchDir, "status")), lines.length)
   if (result.code !== 0 && status.every((s) => s === undefined)) {
     throw new Error(`the sandbox failed (exit ${result.code}): ${result.stderr.trim()}`)
