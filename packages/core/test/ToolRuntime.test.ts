@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
 import * as ArtifactStore from "../src/ArtifactStore.js"
 import * as ForeignText from "../src/ForeignText.js"
 import * as Hooks from "../src/Hooks.js"
@@ -66,6 +67,21 @@ const recorder = Effect.map(
       })
   })
 )
+
+/**
+ * `effect`, which must end once the virtual clock has passed its deadline,
+ * bounded in real time: a missed deadline fails in seconds, with a message,
+ * instead of leaving the test waiting on a clock nobody moves until its own
+ * timeout.
+ */
+const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>, what: string) =>
+  TestServices.provideWithLive(
+    effect,
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`${what} had not ended by its deadline`) })
+  )
+
+/** The result of a forked turn or call whose deadline the test clock has passed. */
+const ended = <A, E>(fiber: Fiber.Fiber<A, E>) => bounded(Fiber.join(fiber), "the forked turn")
 
 const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) =>
   a.start < b.end && b.start < a.end
@@ -146,7 +162,7 @@ describe("ToolRuntime", () => {
       assert.deepStrictEqual(runtime.plan(calls).map((b) => b.indices), [[0, 1], [2], [3], [4, 5]])
       const fiber = yield* Effect.fork(runtime.runTurn(calls))
       yield* TestClock.adjust("10 seconds")
-      const results = yield* Fiber.join(fiber)
+      const results = yield* ended(fiber)
       assert.isTrue(results.every((r) => !r.isError))
       const byId = new Map((yield* Ref.get(log)).map((e) => [e.id, e]))
       assert.isTrue(overlaps(byId.get("r1")!, byId.get("r2")!))
@@ -181,7 +197,7 @@ describe("ToolRuntime", () => {
         call("5", "view", { id: "v2", path: "c.txt" })
       ]))
       yield* TestClock.adjust("10 seconds")
-      yield* Fiber.join(fiber)
+      yield* ended(fiber)
       const starts = Object.fromEntries((yield* Ref.get(log)).map((e) => [e.id, e.start]))
       // Same file: one writer after the other, the reader after both. Other files: at once.
       assert.deepStrictEqual(starts, { e1: 0, e2: 1000, v1: 2000, e3: 0, v2: 0 })
@@ -201,7 +217,7 @@ describe("ToolRuntime", () => {
         runtime.runTurn([call("1", "read", { id: "a" }), call("2", "read", { id: "b" })], { parallel: false })
       )
       yield* TestClock.adjust("5 seconds")
-      yield* Fiber.join(fiber)
+      yield* ended(fiber)
       const entries = yield* Ref.get(log)
       assert.deepStrictEqual(entries.map((e) => [e.id, e.start]), [["a", 0], ["b", 1000]])
     }))
@@ -219,7 +235,7 @@ describe("ToolRuntime", () => {
       const calls = Array.from({ length: 5 }, (_, i) => call(`c${i}`, "read", { id: `c${i}` }))
       const fiber = yield* Effect.fork(runtime.runTurn(calls, { concurrency: 2 }))
       yield* TestClock.adjust("10 seconds")
-      yield* Fiber.join(fiber)
+      yield* ended(fiber)
       const starts = (yield* Ref.get(log)).map((e) => e.start).sort((a, b) => a - b)
       assert.deepStrictEqual(starts, [0, 0, 1000, 1000, 2000])
     }))
@@ -241,7 +257,7 @@ describe("ToolRuntime", () => {
       yield* TestClock.adjust("4999 millis")
       assert.isNull(fiber.unsafePoll())
       yield* TestClock.adjust("1 millis")
-      const result = yield* Fiber.join(fiber)
+      const result = yield* ended(fiber)
       assert.strictEqual(result.error?.code, "timeout")
       assert.strictEqual(yield* Ref.get(finalized), 5000)
       assert.strictEqual(result.meta.durationMillis, 5000)
@@ -268,7 +284,7 @@ describe("ToolRuntime", () => {
         call("long", "wait", { timeout_ms: 60_000 })
       ]))
       yield* TestClock.adjust("1 minute")
-      const [short, long] = yield* Fiber.join(fiber)
+      const [short, long] = yield* ended(fiber)
       assert.strictEqual(short!.meta.durationMillis, 2_000)
       assert.include(ToolResult.text(short!), "timed out after 2 s")
       assert.strictEqual(long!.meta.durationMillis, 10_000)
@@ -287,7 +303,7 @@ describe("ToolRuntime", () => {
       const runtime = yield* runtimeWith([slow])
       const fiber = yield* Effect.fork(runtime.runCall(call("t", "slow_read", {})))
       yield* TestClock.adjust("2 seconds")
-      const result = yield* Fiber.join(fiber)
+      const result = yield* ended(fiber)
       assert.strictEqual(result.error?.code, "timeout")
       assert.isFalse(result.error?.outcomeUnknown)
       assert.isTrue(result.error?.retryable)
@@ -316,7 +332,7 @@ describe("ToolRuntime", () => {
       yield* TestClock.adjust("6900 millis")
       assert.isNull(fiber.unsafePoll())
       yield* TestClock.adjust("100 millis")
-      const result = yield* Fiber.join(fiber)
+      const result = yield* ended(fiber)
       assert.strictEqual(result.error?.code, "idle_timeout")
       assert.strictEqual(result.meta.durationMillis, 7000)
       assert.isTrue(yield* Ref.get(finalized))
@@ -335,7 +351,7 @@ describe("ToolRuntime", () => {
       yield* TestClock.adjust("3999 millis")
       assert.isNull(fiber.unsafePoll())
       yield* TestClock.adjust("1 millis")
-      const result = yield* Fiber.join(fiber)
+      const result = yield* ended(fiber)
       assert.strictEqual(result.error?.code, "timeout")
       assert.include(ToolResult.text(result), "cleanup did not finish in time")
     }))
@@ -418,7 +434,7 @@ describe("ToolRuntime", () => {
       )
       yield* TestClock.adjust("1 second")
       yield* Deferred.succeed(stop, "the user pressed Escape")
-      const [first, second] = yield* Fiber.join(fiber)
+      const [first, second] = yield* ended(fiber)
       assert.deepStrictEqual(yield* Ref.get(started), ["a"])
       assert.isTrue(yield* Ref.get(finalized))
       assert.strictEqual(first!.error?.code, "interrupted")
@@ -439,7 +455,7 @@ describe("ToolRuntime", () => {
       const runtime = yield* runtimeWith([write])
       const fiber = yield* Effect.fork(runtime.runTurn([call("1", "write", {})]))
       yield* TestClock.adjust("1 second")
-      yield* Fiber.interrupt(fiber)
+      yield* bounded(Fiber.interrupt(fiber), "the interruption")
       assert.isTrue(yield* Ref.get(finalized))
     }))
 
@@ -572,7 +588,7 @@ describe("ToolRuntime", () => {
         call("4", "echo", { text: "plain" })
       ]))
       yield* TestClock.adjust("3 seconds")
-      const [annotated, boom, hang, plain] = yield* Fiber.join(fiber)
+      const [annotated, boom, hang, plain] = yield* ended(fiber)
       assert.strictEqual(ToolResult.text(annotated!), "annotate\n(checked by the audit hook)")
       assert.strictEqual(boom!.error?.code, "hook_failed")
       assert.include(ToolResult.text(boom!), "the audit service is down")
