@@ -109,7 +109,12 @@ describe("Watchdog", () => {
     return Effect.gen(function*() {
       const runtime = yield* runtimeWith([hung], { cleanupTimeout: "50 millis" })
       const before = timers()
+      // Bounded: an abandon that never comes fails here, in seconds. The bound's own timer is
+      // cleared when it returns, before the count.
       const results = yield* Effect.forEach(["1", "2", "3"], (id) => runtime.runCall({ id, name: "hung", input: {} }))
+        .pipe(
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("a hung call was not abandoned") })
+        )
       for (const result of results) {
         assert.strictEqual(result.error?.code, "timeout")
         assert.include(ToolResult.text(result), "abandoned")
