@@ -980,6 +980,7 @@ const defer = (pending: Array<Finding>, finding: Finding): void => {
  * committed finding, whose tail would then be emitted as text.
  */
 const commit = (state: ScanState, horizon: number, findings: Array<Finding>, resume: Resume): boolean => {
+  // Whether anything changed: the caller looks again at what may come next.
   let committed = extend(state, findings, resume)
   for (;;) {
     while (state.pending.length > 0 && state.pending[0]!.start < state.floor) state.pending.shift()
@@ -999,21 +1000,23 @@ const commit = (state: ScanState, horizon: number, findings: Array<Finding>, res
 /**
  * Commits what the last committed finding goes on into, piece after piece,
  * before anything else: it starts where that finding ends, so nothing can
- * come first. Stops where a piece waits for text not known yet.
+ * come first. Stops where a piece waits for text not known yet. Returns
+ * whether it decided anything (a piece, or that nothing goes on): what was
+ * held back behind it is free.
  */
 const extend = (state: ScanState, findings: Array<Finding>, resume: Resume): boolean => {
-  let extended = false
+  let decided = false
   for (let next = state.continuation; next !== undefined; next = state.continuation) {
     const span = resume(next.detector, next.at)
     if (span === "later") break
     state.continuation = undefined
+    decided = true
     if (span === undefined || span.start !== next.at || span.end <= next.at) break
     findings.push({ start: next.at, end: span.end, id: next.id, silent: true })
     state.floor = span.end
-    extended = true
     if (span.continues !== undefined) state.continuation = { at: span.end, detector: span.continues, id: next.id }
   }
-  return extended
+  return decided
 }
 
 /**

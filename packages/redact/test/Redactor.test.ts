@@ -783,13 +783,27 @@ describe("Redactor", () => {
         before: 0,
         after: 40,
         verify: (context, hit) =>
-          hit.start + 50 > context.text.length ? undefined : { start: hit.start + 40, end: hit.start + 50 }
+          context.text.slice(hit.start + 40, hit.start + 50) === "#".repeat(10)
+            ? { start: hit.start + 40, end: hit.start + 50 }
+            : undefined
       }
-      const custom = Redactor.make({ rules: [run, inside], personalData: false })
-      for (const length of [10, 30, 31, 200, 1_000]) {
-        const text = `LONGBBB${"#".repeat(length)} after`
+      // And after the run, a token: once the run is known to end, what waited behind it is decided too.
+      const token: Detector.Detector = {
+        id: "token",
+        triggers: [Detector.prefix("TOKEN:")],
+        before: 0,
+        after: 12,
+        verify: (_, hit) => ({ start: hit.start + 6, end: hit.start + 12 })
+      }
+      const custom = Redactor.make({ rules: [run, inside, token], personalData: false })
+      for (const length of [10, 30, 31, 60, 200, 1_000]) {
+        const text = `LONGBBB${"#".repeat(length)} after TOKEN:abcdef.`
         const expected = whole(text, custom)
-        assert.deepStrictEqual(expected, { text: "LONGBBB[REDACTED:run] after", count: 1, kinds: { run: 1 } })
+        assert.deepStrictEqual(expected, {
+          text: "LONGBBB[REDACTED:run] after TOKEN:[REDACTED:token].",
+          count: 2,
+          kinds: { run: 1, token: 1 }
+        })
         for (const [batch, size] of [[1, 1], [1, 7], [5, 3], [64, 64], [undefined, 1_000]] as const) {
           assert.deepStrictEqual(streamed(text, [size], batch, custom), expected, `${length}, batch ${batch}, ${size}`)
         }
