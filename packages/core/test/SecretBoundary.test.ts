@@ -285,7 +285,8 @@ describe("the secret boundary", () => {
         })
         assertNoLeak(outside, built.flatMap((b) => b.secrets))
       }),
-    { fastCheck: { numRuns: 60 } }
+    // 60 runs, each a turn with planted secrets: 12 s on a loaded machine, against the 30 s default.
+    { timeout: 120_000, fastCheck: { numRuns: 60 } }
   )
 
   it.effect("a stage span ends with the error's tag, code and redacted message, never the error", () =>
