@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
 import * as Approver from "../src/Approver.js"
 import * as PermissionHooks from "../src/PermissionHooks.js"
 import { call, readFile, runtimeWith } from "./SampleTools.js"
@@ -27,6 +28,19 @@ const before = (
   run: PermissionHooks.Before["run"],
   options?: Omit<PermissionHooks.Before, "name" | "run">
 ): PermissionHooks.Before => ({ name, run, ...options })
+
+/**
+ * The result of a forked call whose deadline the test clock has passed, bounded in real time: a hook
+ * timeout that never fires fails in seconds, with a message, instead of at the test's own timeout.
+ */
+const ended = <A, E>(fiber: Fiber.Fiber<A, E>) =>
+  TestServices.provideWithLive(
+    Fiber.join(fiber),
+    Effect.timeoutFail({
+      duration: "5 seconds",
+      onTimeout: () => new Error("the forked call had not ended by its deadline")
+    })
+  )
 
 describe("PermissionHooks", () => {
   describe("before the call", () => {
@@ -163,7 +177,7 @@ describe("PermissionHooks", () => {
           call("4", "bash", { command: "ok" })
         ]))
         yield* TestClock.adjust("3 seconds")
-        const [hang, fail, die, ok] = yield* Fiber.join(fiber)
+        const [hang, fail, die, ok] = yield* ended(fiber)
         assert.strictEqual(hang!.error?.code, "hook_failed")
         assert.include(ToolResult.text(hang!), "The slow hook of bash failed: it did not finish within 2s")
         assert.include(ToolResult.text(hang!), "The call was not run")
@@ -232,7 +246,7 @@ describe("PermissionHooks", () => {
           call("2", "bash", { command: "crash" })
         ]))
         yield* TestClock.adjust("2 seconds")
-        const [hang, crash] = yield* Fiber.join(fiber)
+        const [hang, crash] = yield* ended(fiber)
         assert.strictEqual(hang!.error?.code, "hook_failed")
         assert.isTrue(hang!.error?.outcomeUnknown)
         assert.include(ToolResult.text(hang!), "did not finish within 1s")
