@@ -11,16 +11,24 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
 import * as Demo from "../src/commands/Demo.js"
 import * as SupportDesk from "../src/SupportDesk.js"
 
-/** Runs a turn to the end in virtual time: the handlers sleep to simulate latency. */
+/**
+ * Runs a turn to the end in virtual time: the handlers sleep to simulate latency. A turn still
+ * running after a virtual minute fails in seconds of real time, instead of waiting on a clock
+ * nobody moves.
+ */
 const runTurn = (calls: ReadonlyArray<ToolCall.Input>, options?: ToolRuntime.TurnOptions) =>
   Effect.gen(function*() {
     const runtime = yield* ToolRuntime.ToolRuntime
     const fiber = yield* Effect.fork(runtime.runTurn(calls, options))
     yield* TestClock.adjust("1 minute")
-    return yield* Fiber.join(fiber)
+    return yield* TestServices.provideWithLive(
+      Fiber.join(fiber),
+      Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the turn outlived a virtual minute") })
+    )
   })
 
 const runCall = (id: string, name: string, input: unknown) =>

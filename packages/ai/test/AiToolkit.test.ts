@@ -8,6 +8,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
 import * as AiToolkit from "../src/AiToolkit.js"
 
 const GetWeather = AiTool.make("GetWeather", {
@@ -121,7 +122,11 @@ describe("AiToolkit", () => {
       const runtime = yield* ToolRuntime.ToolRuntime
       const fiber = yield* Effect.fork(runtime.runTurn([call("1", "FetchPage", { url: "https://example.com" })]))
       yield* TestClock.adjust("1 second")
-      const [result] = yield* Fiber.join(fiber)
+      // Bounded in real time: a limit that never fires fails here, not at the test's timeout.
+      const [result] = yield* TestServices.provideWithLive(
+        Fiber.join(fiber),
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the turn outlived its 100 ms limit") })
+      )
       assert.strictEqual(result!.error?.code, "timeout")
       assert.include(ToolResult.text(result!), "FetchPage timed out after 100 ms")
     }).pipe(Effect.provide(Live)))
