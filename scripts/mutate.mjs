@@ -22,12 +22,14 @@ if (names.includes("--list") || names.includes("-l")) {
   }
   process.exit(0)
 }
-const unknown = names.filter((n) => !(n in modules))
+// --scores: only the table, from the reports already there.
+const scoresOnly = names.includes("--scores")
+const unknown = scoresOnly ? [] : names.filter((n) => !(n in modules))
 if (unknown.length > 0) {
   console.error(`unknown module(s): ${unknown.join(", ")}; known: ${Object.keys(modules).join(", ")}`)
   process.exit(2)
 }
-const chosen = names.length > 0 ? names : Object.keys(modules)
+const chosen = scoresOnly ? [] : names.length > 0 ? names : Object.keys(modules)
 
 /** The files a pattern names (a `*` only in its last part: Node 20 has no fs.glob). */
 const expand = (pattern) => {
@@ -71,7 +73,7 @@ const node = () => {
   }
   return binary
 }
-const nodeBinary = node()
+const nodeBinary = scoresOnly ? process.execPath : node()
 
 const scoresFile = join(root, "reports/mutation/scores.json")
 let failed = false
