@@ -68,7 +68,10 @@ describe("tool-runtime agent, with Anthropic", () => {
       let stderr = ""
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-      const status = await new Promise<number | null>((resolve) => child.on("close", resolve))
+      const status = await CliProcess.within(
+        new Promise<number | null>((resolve) => child.on("close", resolve)),
+        "the agent ended"
+      ).finally(() => child.kill("SIGKILL"))
       assert.strictEqual(status, 0, `${stdout}\n${stderr}`)
       assert.include(stdout, "Model: Anthropic")
       assert.lengthOf(bodies, 2)

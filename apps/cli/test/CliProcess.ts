@@ -29,6 +29,29 @@ export const argv = (args: ReadonlyArray<string>): Array<string> => [
 /** Each run starts Node and tsx: seconds on a loaded two-core machine. */
 export const timeout = 180_000
 
+/** What a test waits for a run to do (print, end): far above a loaded machine's tens of seconds, below `timeout`. */
+export const runBound = 90_000
+
+/**
+ * `promise`, or a rejection saying what was not done after `millis`: a run
+ * that hangs (its stdout never closing, an exit that never comes) fails its
+ * test with a message, well before the test's own timeout.
+ */
+export const within = <A>(promise: Promise<A>, what: string, millis = runBound): Promise<A> =>
+  new Promise<A>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: not done within ${millis / 1000} s`)), millis)
+    promise.then(
+      (value) => {
+        clearTimeout(timer)
+        resolve(value)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      }
+    )
+  })
+
 /**
  * One run with stdin piped (from `input`, empty by default): not a terminal.
  * Colors are off, so the output reads as plain text.

@@ -59,40 +59,56 @@ describe("tool-runtime code", () => {
     "a reader that closes stdout early (| head -2) ends the session quietly; the workspace is still removed",
     async () => {
       const child = CliProcess.spawn(["code"])
-      const end = exited(child)
-      const lines: Array<string> = []
-      const reader = Readline.createInterface({ input: child.stdout })
-      for await (const line of reader) {
-        lines.push(line)
-        if (lines.length === 2) break
+      try {
+        const end = exited(child)
+        const lines: Array<string> = []
+        const reader = Readline.createInterface({ input: child.stdout })
+        await CliProcess.within(
+          (async () => {
+            for await (const line of reader) {
+              lines.push(line)
+              if (lines.length === 2) break
+            }
+          })(),
+          "the session printed two lines"
+        )
+        // What `head -2` does once it has its lines: the pipe's reading end goes away.
+        child.stdout.destroy()
+        const { code, stderr } = await CliProcess.within(end, "the session ended once its stdout closed")
+        assert.strictEqual(stderr, "")
+        assert.strictEqual(code, 0)
+        const root = workspaceOf(lines.join("\n"))
+        assert.isDefined(root, lines.join("\n"))
+        assert.isFalse(NodeFs.existsSync(root!))
+      } finally {
+        child.kill("SIGKILL")
       }
-      // What `head -2` does once it has its lines: the pipe's reading end goes away.
-      child.stdout.destroy()
-      const { code, stderr } = await end
-      assert.strictEqual(stderr, "")
-      assert.strictEqual(code, 0)
-      const root = workspaceOf(lines.join("\n"))
-      assert.isDefined(root, lines.join("\n"))
-      assert.isFalse(NodeFs.existsSync(root!))
     },
     CliProcess.timeout
   )
 
   it("SIGINT (Ctrl-C) ends the session with exit code 130, after removing the workspace", async () => {
     const child = CliProcess.spawn(["code"])
-    const end = exited(child)
-    let output = ""
-    const root = await new Promise<string>((resolve) =>
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        output += chunk
-        const found = workspaceOf(output)
-        if (found !== undefined) resolve(found)
-      })
-    )
-    CliProcess.interrupt(child)
-    const { code, stderr } = await end
-    assert.strictEqual(code, 130, stderr)
-    assert.strictEqual(stderr, "")
-    assert.isFalse(NodeFs.existsSync(root))
+    try {
+      const end = exited(child)
+      let output = ""
+      const root = await CliProcess.within(
+        new Promise<string>((resolve) =>
+          child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+            output += chunk
+            const found = workspaceOf(output)
+            if (found !== undefined) resolve(found)
+          })
+        ),
+        "the session named its workspace"
+      )
+      CliProcess.interrupt(child)
+      const { code, stderr } = await CliProcess.within(end, "the session ended at SIGINT")
+      assert.strictEqual(code, 130, stderr)
+      assert.strictEqual(stderr, "")
+      assert.isFalse(NodeFs.existsSync(root))
+    } finally {
+      child.kill("SIGKILL")
+    }
   }, CliProcess.timeout)
 })
