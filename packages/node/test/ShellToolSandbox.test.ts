@@ -14,6 +14,7 @@ import * as NodePath from "node:path"
 import * as ProcessRunner from "../src/ProcessRunner.js"
 import * as Sandbox from "../src/Sandbox.js"
 import * as ShellTool from "../src/ShellTool.js"
+import { within } from "./Processes.js"
 
 /** A result's text without the count of withheld variables, which depends on the environment the tests run in. */
 const stable = (text: string) => text.replace(/, \d+ environment variables? withheld(?=\n|$)/g, "")
@@ -51,7 +52,18 @@ const runtimeWith = (
         Layer.provide(Layer.succeedContext(context))
       )
     )
-    return { runtime: Context.get(built, ToolRuntime.ToolRuntime), tool }
+    const runtime = Context.get(built, ToolRuntime.ToolRuntime)
+    // Bounded: the commands here take a second or two in a sandbox on a loaded machine; one that hangs
+    // fails in 20 s, not at the test's timeout.
+    return {
+      runtime: {
+        runTurn: (...args: Parameters<typeof runtime.runTurn>) =>
+          runtime.runTurn(...args).pipe(within(20_000, "the sandboxed turn ended")),
+        runCall: (...args: Parameters<typeof runtime.runCall>) =>
+          runtime.runCall(...args).pipe(within(20_000, "the sandboxed call ended"))
+      },
+      tool
+    }
   })
 
 describe("ShellTool in a sandbox", () => {
