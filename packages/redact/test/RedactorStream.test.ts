@@ -323,7 +323,7 @@ describe("Redactor.stream", () => {
         const diff = difference(expected, streamed(input, chunking, batch))
         assert.isUndefined(diff, `batch ${batch}, chunks ${JSON.stringify(chunking.slice(0, 8))}: ${diff}`)
       },
-      { fastCheck: { numRuns: 40, endOnFailure: true } }
+      { timeout: 120_000, fastCheck: { numRuns: 40, endOnFailure: true } }
     )
 
     it.prop(
@@ -341,7 +341,7 @@ describe("Redactor.stream", () => {
         const diff = difference(redactor.redact(text), streamed(text, cuts, batch))
         assert.isUndefined(diff, `batch ${batch}, chunks ${JSON.stringify(cuts)}: ${diff}`)
       },
-      { fastCheck: { numRuns: 150 } }
+      { timeout: 120_000, fastCheck: { numRuns: 150 } }
     )
   })
 
@@ -397,6 +397,6 @@ describe("Redactor.stream", () => {
         return diff === undefined ? [] : [`batch ${batch}, chunks ${JSON.stringify(sizes)}: ${diff}`]
       })
       assert.deepStrictEqual(differ, [])
-    })
+    }, 120_000)
   })
 })
