@@ -319,9 +319,12 @@ describe("Redactor.stream", () => {
       ({ batch, chunking, text }) => {
         const input = affordable(text, chunking, batch)
         const expected = redactor.redact(input)
-        assert.isAbove(expected.count, 0, "the text holds secrets")
         const diff = difference(expected, streamed(input, chunking, batch))
         assert.isUndefined(diff, `batch ${batch}, chunks ${JSON.stringify(chunking.slice(0, 8))}: ${diff}`)
+        // A text cut short (a manifest before its `kind: Secret`, only the
+        // rule samples' negatives) can hold no secret: it is checked all the
+        // same, but not counted, so that each counted run streams secrets.
+        FastCheck.pre(expected.count > 0)
       },
       { timeout: 120_000, fastCheck: { numRuns: 40, endOnFailure: true } }
     )
