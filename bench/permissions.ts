@@ -161,9 +161,8 @@ async function main() {
   }
 
   const require = createRequire(import.meta.url)
-  const wasmFiles = ["web-tree-sitter/web-tree-sitter.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"].map((name) =>
-    [name.split("/")[1]!, readFileSync(require.resolve(name))] as const
-  )
+  const wasmFiles = ["web-tree-sitter/web-tree-sitter.wasm", "@tool-runtime/permissions/grammar/tree-sitter-bash.wasm"]
+    .map((name) => [name.split("/").at(-1)!, readFileSync(require.resolve(name))] as const)
   const firstStart = performance.now()
   const commandLine = await Effect.runPromise(CommandLine.make)
   const firstMake = performance.now() - firstStart

@@ -98,21 +98,19 @@ const floor = (range: string): string => {
 }
 
 let built: Promise<Record<string, string>> | undefined
-/** Builds and packs every package once per test file; the tarball of each package by name. */
+/**
+ * Packs every package once per test file, from an unbuilt tree: each
+ * package's `prepack` (scripts/prepack.mjs) must build it from scratch, as
+ * `pnpm pack` or `pnpm publish` in a fresh clone would. The tarball of each
+ * package by name.
+ */
 const packed = () =>
   built ??= Promise.resolve().then(async () => {
-    // From scratch: tsc -b never deletes the output of a module that no longer exists, and a stale
-    // file in dist would be packed.
     for (const name of packages) {
-      for (const output of ["dist", "build/src.tsbuildinfo"]) {
+      for (const output of ["dist", "build"]) {
         Fs.rmSync(Path.join(root, "packages", name, output), { recursive: true, force: true })
       }
     }
-    await runOk(
-      process.execPath,
-      [Path.join(root, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.build.json"],
-      root
-    )
     Fs.mkdirSync(tarballs, { recursive: true })
     const byName: Record<string, string> = {}
     for (const name of packages) {
@@ -303,7 +301,8 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
       const listing = (await runOk("tar", ["-tzf", tarball], work)).stdout.trim().split("\n")
         .map((entry) => entry.replace(/^package\//, ""))
       const unexpected = listing.filter((file) =>
-        !/^(dist\/[\w.]+\.(js|d\.ts)(\.map)?|src\/\w+\.ts|README\.md|LICENSE|package\.json)$/.test(file)
+        !/^(dist\/[\w.]+\.(js|d\.ts)(\.map)?|src\/\w+\.ts|README\.md|LICENSE|package\.json)$/.test(file) &&
+        !(name === "@tool-runtime/permissions" && /^grammar\/(tree-sitter-bash\.wasm|LICENSE|README\.md)$/.test(file))
       )
       assert.deepStrictEqual(unexpected, [], name)
       for (const file of listing.filter((file) => file.startsWith("src/"))) {
@@ -345,6 +344,13 @@ describe("the packed packages in a fresh app", { timeout: 15 * MINUTE }, () => {
         `const a = analyse("npm test && $'\\x72m' -rf /")`,
         `console.log(JSON.stringify({ simple: a.simple, readings: a.readings }))`
       ].join("\n")
+    )
+    // Only the grammar's WebAssembly ships (vendored in the package), not tree-sitter-bash's
+    // sources, native prebuilds and install script.
+    assert.isFalse(Fs.existsSync(Path.join(dir, "node_modules/tree-sitter-bash")), "tree-sitter-bash is installed")
+    assert.isTrue(
+      Fs.existsSync(Path.join(dir, "node_modules/@tool-runtime/permissions/grammar/tree-sitter-bash.wasm")),
+      "the vendored grammar is not installed"
     )
     const result = await run(process.execPath, ["--liftoff-only", "grammar.mjs"], dir, MINUTE)
     assert.strictEqual(result.status, 0, result.stderr)

@@ -40,7 +40,9 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
 import * as CommandReadings from "./CommandReadings.js"
 import * as SimpleLine from "./SimpleLine.js"
 import * as Wrappers from "./Wrappers.js"
@@ -177,14 +179,28 @@ export const print = (words: ReadonlyArray<string>): string => words.map(quote).
 
 let loading: Promise<CommandReadings.Grammar> | undefined
 
+/**
+ * The grammar is vendored as WebAssembly only (grammar/README.md says which
+ * version and how to update it): the tree-sitter-bash package would bring
+ * 20 MiB of C sources and native prebuilds, and an install script that
+ * compiles a binding never called. It sits one level above both `src/` and
+ * `dist/`; a bundle that moved this module elsewhere finds it through the
+ * package's own export instead.
+ */
+const grammarFile = (): string => {
+  const beside = fileURLToPath(new URL("../grammar/tree-sitter-bash.wasm", import.meta.url))
+  return existsSync(beside)
+    ? beside
+    : createRequire(import.meta.url).resolve("@tool-runtime/permissions/grammar/tree-sitter-bash.wasm")
+}
+
 const loadParser = (): Promise<CommandReadings.Grammar> => {
   // One grammar per process: compiling the WebAssembly is the expensive part,
   // and parsing is synchronous and reentrant-free, so one parser serves all.
   loading ??= (async () => {
     const { Language, Parser } = await import("web-tree-sitter")
     await Parser.init()
-    const require = createRequire(import.meta.url)
-    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"))
+    const language = await Language.load(grammarFile())
     const parser = new Parser()
     parser.setLanguage(language)
     return parser
