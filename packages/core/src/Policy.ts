@@ -9,6 +9,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Subject_ from "./Subject.js"
 import type * as Tool from "./Tool.js"
 import * as ToolError from "./ToolError.js"
 
@@ -27,36 +28,19 @@ export interface Request {
 }
 
 /**
- * What a call acts on, in the terms permission rules are written in:
- * `Bash(npm test:*)` matches a command, `Edit(src/**)` a path,
- * `WebFetch(domain:example.com)` a URL.
+ * What a call acts on, in the terms permission rules are written in (its
+ * own module, so that `Tool` can name it without importing this one).
  *
  * @since 0.1.0
  * @category models
  */
-export type Subject =
-  | { readonly _tag: "None" }
-  | {
-    readonly _tag: "Command"
-    readonly command: string
-    /**
-     * Where the command will run, when the tool knows: `confined` inside an
-     * OS sandbox that bounds what it can touch; `unconfined` when the call
-     * asks to run outside the sandbox that is in force (full access).
-     * Absent when the tool runs no sandbox or cannot tell. Policies may
-     * allow confined commands more readily, and should always ask before a
-     * call leaves the sandbox.
-     */
-    readonly sandbox?: "confined" | "unconfined" | undefined
-  }
-  | { readonly _tag: "Path"; readonly path: string; readonly access: "read" | "write" }
-  | { readonly _tag: "Url"; readonly url: string }
+export type Subject = Subject_.Subject
 
 /**
  * @since 0.1.0
  * @category constructors
  */
-export const noSubject: Subject = { _tag: "None" }
+export const noSubject: Subject = Subject_.none
 
 /**
  * A policy's answer when it does not deny. `Rewrite` replaces the input; the

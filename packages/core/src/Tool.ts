@@ -15,8 +15,8 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import type * as Policy from "./Policy.js"
 import type * as ResourceLocks from "./ResourceLocks.js"
+import * as Subject from "./Subject.js"
 import type * as ToolError from "./ToolError.js"
 import type * as Truncation from "./Truncation.js"
 import type * as Untrusted from "./Untrusted.js"
@@ -76,7 +76,7 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   /** What a call touches (files, a job): calls that conflict on a resource never run at once. */
   resources(input: Input): ReadonlyArray<ResourceLocks.Resource>
   /** What a call acts on, for permission rules. */
-  subject(input: Input): Policy.Subject
+  subject(input: Input): Subject.Subject
   /** How a call that ran was confined, shown in its result's `meta.sandbox`. */
   sandbox?(input: Input): string | undefined
   /** This call's total limit in milliseconds: `timeoutMillis`, or less when the call asks for less. */
@@ -167,7 +167,7 @@ export interface Options<Input, Output, Failure, R, R2> {
    */
   readonly resources?: ((input: Input) => ReadonlyArray<ResourceLocks.Resource>) | undefined
   /** What a call acts on (a command, a path, a URL), for permission rules such as `Edit(src/**)`. */
-  readonly subject?: ((input: Input) => Policy.Subject) | undefined
+  readonly subject?: ((input: Input) => Subject.Subject) | undefined
   /**
    * For a tool that runs commands in an OS sandbox: how a call is confined,
    * one line (`sandbox: read-only (bubblewrap), network off`), recorded in
@@ -203,8 +203,7 @@ const identity = Either.right
 // Shared answers for tools that declare nothing: no allocation per call.
 const noResources: ReadonlyArray<ResourceLocks.Resource> = []
 const none = () => noResources
-const nothing: Policy.Subject = { _tag: "None" }
-const noSubject = () => nothing
+const noSubject = () => Subject.none
 
 /**
  * Defines a tool. `parameters` is a Schema (or the fields of a struct); it

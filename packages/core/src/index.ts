@@ -22,6 +22,8 @@ export * as Registry from "./Registry.js"
 export * as ResourceLocks from "./ResourceLocks.js"
 /** @since 0.1.0 */
 export * as StableJson from "./StableJson.js"
+/** @since 0.4.0 */
+export * as Subject from "./Subject.js"
 /** @since 0.1.0 */
 export * as Tool from "./Tool.js"
 /** @since 0.1.0 */

@@ -20,11 +20,11 @@
  * Scripts within the line are analysed as lines of their own, so this module
  * takes the analysis as a callback ({@link Analyse}) instead of importing
  * `CommandLine`, which builds on it. It is internal to the package (no entry
- * in the index): `CommandLine.Analysis` is what other modules see.
+ * in the index): `LineAnalysis.Analysis` is what other modules see.
  *
  * @since 0.3.0
  */
-import type * as CommandLine from "./CommandLine.js"
+import type * as LineAnalysis from "./LineAnalysis.js"
 import * as Wrappers from "./Wrappers.js"
 
 /**
@@ -81,7 +81,7 @@ export interface Grammar {
  * @since 0.3.0
  * @category models
  */
-export type Analyse = (script: string, depth: number) => CommandLine.Analysis
+export type Analyse = (script: string, depth: number) => LineAnalysis.Analysis
 
 const maxReadings = 2_000
 
