@@ -1,0 +1,129 @@
+/**
+ * ShellWrappers: shells and the builtins that run a command or a script
+ * (bash, sh, zsh, dash, ksh, eval, exec, command, builtin, coproc) and
+ * busybox's applets. Apart because these hand on shell source rather than
+ * words, which the caller parses again.
+ *
+ * @since 0.4.0
+ */
+import * as OptionGrammar from "./OptionGrammar.js"
+import * as WrapperStep from "./WrapperStep.js"
+
+const shellLong: ReadonlyMap<string, boolean> = new Map([
+  ["debug", false],
+  ["debugger", false],
+  ["dump-po-strings", false],
+  ["dump-strings", false],
+  ["help", false],
+  ["init-file", true],
+  ["login", false],
+  ["noediting", false],
+  ["noprofile", false],
+  ["norc", false],
+  ["posix", false],
+  ["pretty-print", false],
+  ["rcfile", true],
+  ["restricted", false],
+  ["verbose", false],
+  ["version", false]
+])
+
+/**
+ * bash, sh, zsh, dash, ksh: every option comes before the first operand, and
+ * `-c` takes no value of its own; it makes that operand the command string
+ * (`bash -c -x 'cmd'`, `bash -ec 'cmd'`, `bash -c -- 'cmd'`).
+ */
+export const shell: WrapperStep.Handler = (words) => {
+  let command = false
+  let stdin = false
+  let i = 1
+  while (i < words.length) {
+    const word = words[i]!
+    if (word === "--" || word === "-") {
+      i++
+      break
+    }
+    if (word.startsWith("--")) {
+      const takesValue = shellLong.get(word.slice(2))
+      if (takesValue === undefined) return WrapperStep.unsure(words[0]!, { word, at: i, why: "unknown option" }, words)
+      if (word === "--help" || word === "--version") return WrapperStep.nothing
+      i += takesValue ? 2 : 1
+      continue
+    }
+    if (!(word.startsWith("-") || word.startsWith("+")) || word.length === 1) break
+    for (const letter of word.slice(1)) {
+      if (!/[A-Za-z]/.test(letter)) return WrapperStep.unsure(words[0]!, { word, at: i, why: "unknown option" }, words)
+      if (letter === "c" && word[0] === "-") command = true
+      if (letter === "s" && word[0] === "-") stdin = true
+      // -o/-O name a shell option; alone they only list options.
+      if (letter === "o" || letter === "O") {
+        if (i + 1 >= words.length) return WrapperStep.nothing
+        i++
+      }
+    }
+    i++
+  }
+  const operands = words.slice(i)
+  if (command) return operands.length === 0 ? WrapperStep.nothing : WrapperStep.runsScript(operands[0]!)
+  // A script file runs commands the words do not show, as an allow rule naming it accepts;
+  // but a script file that is standard input (`sh /dev/stdin <<< …`) is the input read as a script.
+  return stdin || operands.length === 0 || stdinFiles.has(operands[0]!) ? WrapperStep.stdinShell : WrapperStep.nothing
+}
+
+const stdinFiles: ReadonlySet<string> = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
+
+export const evalHandler: WrapperStep.Handler = (words) => {
+  const args = words[1] === "--" ? words.slice(2) : words.slice(1)
+  return args.length === 0 ? WrapperStep.nothing : WrapperStep.runsScript(args.join(" "))
+}
+
+export const execHandler = WrapperStep.simple(OptionGrammar.make("cla:"))
+
+export const command: WrapperStep.Handler = (words) => {
+  const parsed = OptionGrammar.parse(OptionGrammar.make("pvV"), words, 1)
+  if (parsed.bad !== undefined) return WrapperStep.unsure("command", parsed.bad, words)
+  // -v and -V describe the command instead of running it.
+  if (OptionGrammar.has(parsed, "v", "V") || parsed.operands.length === 0) return WrapperStep.nothing
+  return WrapperStep.runsWords(parsed.operands)
+}
+
+export const builtin: WrapperStep.Handler = (words) => {
+  const args = words[1] === "--" ? words.slice(2) : words.slice(1)
+  return args.length === 0 ? WrapperStep.nothing : WrapperStep.runsWords(args)
+}
+
+const compoundStarts: ReadonlyArray<string> = [
+  "{",
+  "(",
+  "((",
+  "[[",
+  "if",
+  "for",
+  "while",
+  "until",
+  "case",
+  "select",
+  "function"
+]
+
+// `coproc NAME` is only recognised before a compound command, whose body is not in these words.
+export const coproc: WrapperStep.Handler = (words) => {
+  if (words.length < 2) return WrapperStep.nothing
+  if (compoundStarts.includes(words[1]!) || (words.length > 2 && compoundStarts.includes(words[2]!))) {
+    return WrapperStep.step(words.length > 2 ? [{ _tag: "Words", words: words.slice(2) }] : [], false, [
+      "coproc runs a compound command, which these words do not show"
+    ])
+  }
+  return WrapperStep.runsWords(words.slice(1))
+}
+
+const busyboxOwn: ReadonlyArray<string> = ["--list", "--list-full", "--help", "--install", "--show"]
+
+export const busybox: WrapperStep.Handler = (words) => {
+  const applet = words[1]
+  if (applet === undefined || busyboxOwn.includes(applet)) return WrapperStep.nothing
+  if (applet.startsWith("-")) {
+    return WrapperStep.unsure("busybox", { word: applet, at: 1, why: "unknown option" }, words)
+  }
+  return WrapperStep.runsWords(words.slice(1))
+}
