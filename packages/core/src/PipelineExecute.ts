@@ -1,0 +1,269 @@
+/**
+ * The execute stage: runs a tool's handler in its own fiber under its time
+ * limits, and turns whatever the handler ends with (a value, a failure, a
+ * defect, an interruption) into one of the stage's errors. It is apart
+ * because it is the one stage that runs foreign code: the fiber, the
+ * watchdog and the guarded reading of what a handler threw belong together
+ * and to no other stage.
+ *
+ * @since 0.4.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
+import * as Tracer from "effect/Tracer"
+import * as ForeignText from "./ForeignText.js"
+import type * as Redactor from "./Redactor.js"
+import type * as Registry from "./Registry.js"
+import * as StableJson from "./StableJson.js"
+import type * as Tool from "./Tool.js"
+import * as ToolError from "./ToolError.js"
+import * as Watchdog from "./Watchdog.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type ExecuteError =
+  | ToolError.Timeout
+  | ToolError.IdleTimeout
+  | ToolError.ToolFailed
+  | ToolError.ToolDefect
+  | ToolError.RuleViolation
+
+/**
+ * What execution needs from the turn around it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExecuteEnv {
+  readonly watchdog: Watchdog.Watchdog
+  readonly redactor: Redactor.Service
+  /** The turn's runtime: handlers run with its fiber refs (clock, logger, tracer). */
+  readonly runtime: Runtime.Runtime<never>
+  readonly onProgress:
+    | ((callId: string, toolName: string, message: string | undefined) => Effect.Effect<void>)
+    | undefined
+  readonly interruptReason: () => string
+}
+
+// Failure and defect details are not redacted here: the error only ever
+// leaves the runtime through `shape`, which redacts (and counts) everything.
+// Whatever a handler or a library hands over may throw on every read (a
+// getter, a Proxy trap): these descriptions read it only through guards.
+// They are cleaned but not cut: a cut before redaction could split a secret
+// so that no rule sees it. Shaping redacts first, then truncates the whole
+// error text.
+
+const isInstance = (u: unknown, constructor: abstract new(...args: never) => unknown): boolean => {
+  try {
+    return u instanceof constructor
+  } catch {
+    return false
+  }
+}
+
+/** A thrown or rejected value, in words: `name: message` for errors, JSON for other values. */
+const describeThrown = (u: unknown): string => {
+  if (u === undefined || u === null) return `${u} (no error value)`
+  if (typeof u === "string") return u === "" ? "an empty string" : u
+  if (typeof u !== "object") return ForeignText.describe(u)
+  const message = ForeignText.read(u, "message")
+  if (typeof message === "string" && message !== "") {
+    const name = ForeignText.read(u, "name")
+    return typeof name === "string" && name !== "" && name !== "Error" ? `${name}: ${message}` : message
+  }
+  const json = StableJson.stringify(u)
+  return json === "\"[unreadable]\"" ? "a value that cannot be read" : json
+}
+
+/** Effect's own wrapper of a thrown or rejected value says nothing of it: the value does. */
+const describeUnknownException = (u: unknown): string | undefined => {
+  if (ForeignText.read(u, "_tag") !== "UnknownException") return undefined
+  const message = ForeignText.read(u, "message")
+  const cause = describeThrown(ForeignText.read(u, "error"))
+  return message === "An unknown error occurred in Effect.tryPromise"
+    ? `a promise it awaited was rejected: ${cause}`
+    : message === "An unknown error occurred in Effect.try"
+    ? `a function it called threw: ${cause}`
+    : `${typeof message === "string" ? message : "it failed"}: ${cause}`
+}
+
+const describeDefect = (defect: unknown): string => {
+  if (defect === undefined || defect === null) return `it died with ${defect} (no error value)`
+  const unknown = describeUnknownException(defect)
+  return ForeignText.clean(unknown ?? describeThrown(defect))
+}
+
+const describeFailure = (
+  failure: unknown
+): { readonly detail: string; readonly retryable: boolean; readonly outcomeUnknown: boolean } => {
+  if (typeof failure === "string") {
+    return { detail: ForeignText.clean(failure), retryable: false, outcomeUnknown: false }
+  }
+  if (failure === undefined || failure === null) {
+    return { detail: `it failed with ${failure} (no error value)`, retryable: false, outcomeUnknown: false }
+  }
+  // A failure may say it is retryable, or that the tool stopped part-way.
+  const retryable = ForeignText.read(failure, "retryable") === true
+  const outcomeUnknown = ForeignText.read(failure, "outcomeUnknown") === true
+  const unknown = describeUnknownException(failure)
+  if (unknown !== undefined) return { detail: ForeignText.clean(unknown), retryable, outcomeUnknown }
+  const message = ForeignText.read(failure, "message")
+  if (typeof message === "string" && message !== "") {
+    return { detail: ForeignText.clean(message), retryable, outcomeUnknown }
+  }
+  const json = StableJson.stringify(failure)
+  return {
+    detail: json === "\"[unreadable]\"" ? "it failed with a value that cannot be read" : ForeignText.clean(json),
+    retryable,
+    outcomeUnknown
+  }
+}
+
+/**
+ * Stage 5: runs the handler in its own fiber under the tool's total and
+ * idle limits. Both limits stop the handler by interrupting its fiber, so
+ * its finalizers run; the turn being interrupted does the same, and
+ * `onInterrupted` then records the result. A handler that is not read-only
+ * and did not finish reports its outcome as unknown.
+ *
+ * The handler starts on the current thread, so one that completes
+ * synchronously costs no scheduling and no deadline bookkeeping.
+ *
+ * @since 0.1.0
+ * @category stages
+ */
+export const execute = (
+  entry: Registry.Entry,
+  callId: string,
+  input: unknown,
+  env: ExecuteEnv,
+  span: Tracer.AnySpan | undefined,
+  onInterrupted: (error: ToolError.Interrupted | ToolError.Timeout) => Effect.Effect<void>
+): Effect.Effect<unknown, ExecuteError> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.suspend(() => {
+      const tool = entry.tool
+      const watchdog = env.watchdog
+      const timeoutMillis = tool.timeoutFor(input)
+      const watch = watchdog.watch(timeoutMillis, tool.idleTimeoutMillis)
+      const touch = Effect.sync(() => watchdog.touch(watch))
+      const onProgress = env.onProgress
+      const context: Tool.Context = {
+        callId,
+        toolName: tool.name,
+        progress: onProgress === undefined
+          ? () => touch
+          : (message) =>
+            Effect.zipRight(
+              touch,
+              // A progress line goes to a UI, often a terminal: redacted, then cleaned and bounded.
+              onProgress(
+                callId,
+                tool.name,
+                typeof message === "string"
+                  ? ForeignText.printable(env.redactor.redact(message).text, ForeignText.defaultMax)
+                  : undefined
+              )
+            ),
+        output: () => touch
+      }
+      const outcomeUnknown = !tool.readOnly
+      const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {
+        if (Watchdog.isExit(outcome) && Exit.isSuccess(outcome)) return Effect.succeed(outcome.value)
+        if (watch.stopped === "timeout" || watch.stopped === "idle" || !Watchdog.isExit(outcome)) {
+          const cleanupAbandoned = !Watchdog.isExit(outcome)
+          return Effect.fail(
+            watch.stopped === "idle"
+              ? new ToolError.IdleTimeout({
+                toolName: tool.name,
+                idleMillis: tool.idleTimeoutMillis ?? 0,
+                outcomeUnknown,
+                cleanupAbandoned
+              })
+              : new ToolError.Timeout({
+                toolName: tool.name,
+                timeoutMillis,
+                outcomeUnknown,
+                cleanupAbandoned
+              })
+          )
+        }
+        const failure = Cause.failureOption(outcome.cause)
+        // A rule that can only be checked while the tool runs (under its lock,
+        // against the file as it is now) is still a rule the model can act on.
+        if (failure._tag === "Some" && isInstance(failure.value, ToolError.RuleViolation)) {
+          const violation = failure.value as ToolError.RuleViolation
+          return Effect.fail(
+            violation.toolName === undefined
+              ? new ToolError.RuleViolation({ ...violation, toolName: tool.name })
+              : violation
+          )
+        }
+        // A tool that enforces its own time limit (a command stopped by its
+        // runner) reports a timeout, not a failure of its own.
+        if (failure._tag === "Some" && isInstance(failure.value, ToolError.Timeout)) {
+          const timedOut = failure.value as ToolError.Timeout
+          return Effect.fail(
+            new ToolError.Timeout({
+              toolName: tool.name,
+              timeoutMillis: timedOut.timeoutMillis,
+              outcomeUnknown: timedOut.outcomeUnknown || outcomeUnknown,
+              cleanupAbandoned: timedOut.cleanupAbandoned,
+              detail: timedOut.detail
+            })
+          )
+        }
+        if (failure._tag === "Some") {
+          const { detail, outcomeUnknown, retryable } = describeFailure(failure.value)
+          return Effect.fail(
+            new ToolError.ToolFailed({ toolName: tool.name, detail, retryable, outcomeUnknown })
+          )
+        }
+        const defect = Cause.dieOption(outcome.cause)
+        return Effect.fail(
+          new ToolError.ToolDefect({
+            toolName: tool.name,
+            detail: defect._tag === "Some"
+              ? describeDefect(defect.value)
+              : "the handler interrupted itself",
+            outcomeUnknown: outcomeUnknown && defect._tag === "None"
+          })
+        )
+      }
+      // The handler gets the services captured with the registry, and the
+      // execute span as its parent so its own spans nest under the call.
+      const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
+      const fiber = Runtime.runFork(
+        Runtime.make({ context: services, fiberRefs: env.runtime.fiberRefs, runtimeFlags: env.runtime.runtimeFlags })
+      )(Effect.suspend(() => tool.handler(input, context)))
+      const done = fiber.unsafePoll()
+      if (done !== null) return fromOutcome(done)
+      return restore(watchdog.run(watch, fiber)).pipe(
+        Effect.onInterrupt(() =>
+          Effect.flatMap(watchdog.stop(watch, fiber), (outcome) =>
+            onInterrupted(
+              watch.stopped === "interrupt" || watch.stopped === undefined
+                ? new ToolError.Interrupted({
+                  toolName: tool.name,
+                  reason: Watchdog.isExit(outcome)
+                    ? env.interruptReason()
+                    : `${env.interruptReason()}; its cleanup did not finish in time and was abandoned`,
+                  outcomeUnknown
+                })
+                : new ToolError.Timeout({
+                  toolName: tool.name,
+                  timeoutMillis,
+                  outcomeUnknown,
+                  cleanupAbandoned: !Watchdog.isExit(outcome)
+                })
+            ))
+        ),
+        Effect.flatMap(fromOutcome)
+      )
+    })
+  )
