@@ -11,6 +11,10 @@
  * UUID) are `keyed` rules: the service's name must be a part of the key
  * they are assigned to.
  *
+ * This module is a catalogue of data, one rule per format: it is past the
+ * house's ~600 lines because its length grows with the formats it lists,
+ * not with what it does.
+ *
  * @since 0.3.0
  */
 import * as Detector from "./Detector.js"
