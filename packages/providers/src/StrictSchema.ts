@@ -33,6 +33,13 @@
  * values) are those of OpenAI's Structured Outputs guide; the SDK does not
  * check them.
  *
+ * It is past the house's ~600 lines and still one concept: the rewrite and
+ * its inverse ({@link Result.restore}) walk the same schema with the same
+ * `$ref`, `allOf` and nullability readings, and `compile` only applies the
+ * pair to a registry's tools; apart, each would import the other's
+ * internals. The length is the keyword tables and a walk that takes each
+ * keyword in turn.
+ *
  * @since 0.1.0
  */
 import type * as Registry from "@tool-runtime/core/Registry"
