@@ -9,6 +9,14 @@
  * a result saying why, so the conversation sent back to the provider is
  * never malformed.
  *
+ * It is past the house's ~600 lines because `make` holds two concepts that
+ * are not apart yet: the turn scheduler (`runTurn`, `runBatch`) and the
+ * one-call runner (`runOne`, `runStages`). They share the closures of
+ * `make` (the services, the locks, the shaping settings) and the `Turn`,
+ * whose type names the public `TurnOptions`; parting them means passing
+ * that state by hand and choosing where the turn's public types live, a
+ * change of shape rather than a move of code, left to an issue of its own.
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
