@@ -12,8 +12,11 @@
  * - the rules "always allow" may offer: the narrowest rule for exactly what
  *   the call acts on, and none when it could not be read with certainty.
  *
- * It also knows where a write must never land unasked (`protectedPath`) and
- * which command lines could destroy the machine (`destructionOf`).
+ * The rule compiled once is `CompiledRule`'s, the target analysed once
+ * `CallTarget`'s, and where a write must never land unasked
+ * (`protectedPath`) and which command lines could destroy the machine
+ * (`destructionOf`) are `ProtectedTargets`'; this module re-exports them, so
+ * the engine's steps keep one name to meet a call by.
  *
  * `Engine` keeps the order of the evaluation; this module keeps what each
  * step compares, so that each reads as one concept. It is internal to the
@@ -22,241 +25,39 @@
  *
  * @since 0.3.0
  */
-import type * as Policy from "@tool-runtime/core/Policy"
 import type * as Tool from "@tool-runtime/core/Tool"
 import * as Either from "effect/Either"
+import type * as CallTarget from "./CallTarget.js"
 import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
-import type * as Mode from "./Mode.js"
-import type * as PathRule from "./PathRule.js"
+import type * as CompiledRule from "./CompiledRule.js"
 import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
 
-// ---------------------------------------------------------------------------
-// rules, compiled
-// ---------------------------------------------------------------------------
-
 /**
- * A rule parsed and compiled once: its command, path and domain patterns,
- * or why each does not apply.
+ * A compiled rule, where a command could run, and the compiling of a rule
+ * list: see `CompiledRule`.
  *
  * @since 0.3.0
- * @category models
  */
-export interface Compiled {
-  readonly rule: Rule.Rule
-  readonly text: string
-  readonly command: Either.Either<Rule.CommandPattern, string> | undefined
-  readonly path: Either.Either<PathRule.PathPattern, string> | undefined
-  readonly domain: Either.Either<(host: string) => boolean, string> | undefined
-  /**
-   * A further check on a command's words (the simple form of a read-only
-   * command), told where the command could run and where paths lead.
-   */
-  readonly guard?: ((words: ReadonlyArray<string>, where: Where) => boolean) | undefined
-}
-
+export type { Compiled, Where } from "./CompiledRule.js"
+/** @since 0.3.0 */
+export { compileAll } from "./CompiledRule.js"
 /**
- * Where a command of a line could run (every directory a `cd` before it
- * could leave it in) and where the paths the line names lead.
- *
- * @since 0.4.0
- * @category models
- */
-export interface Where {
-  readonly cwds: ReadonlyArray<string>
-  readonly leadsTo: (absolutePath: string) => ReadonlyArray<string>
-}
-
-type List = "allow" | "ask" | "deny"
-
-/**
- * Where a relative path rule applies, as documented: a bare name (`.env`,
- * `*.env`) at any depth; one directory with everything in it (`secrets/**`)
- * at any depth for deny and ask rules, where a wider match protects more,
- * and only in the current directory for allow rules; any other relative
- * shape (`src/components/**`) at the current directory.
- */
-const anchorPath = (specifier: string, list: List): string => {
-  if (/^(?:\/|~|\.\/|\.\.\/|\*\*\/)/.test(specifier) || !specifier.replace(/\/+$/, "").includes("/")) return specifier
-  const oneDirectory = /^[^/]+\/(?:\*\*)?$/.test(specifier)
-  return oneDirectory && list !== "allow" ? specifier : `./${specifier}`
-}
-
-const compile = (rule: Rule.Rule, location: Rule.Location, list: List): Either.Either<Compiled, Rule.InvalidRule> => {
-  const text = Rule.print(rule)
-  const specifier = rule.specifier
-  // A wildcard tool name that could cover tools nobody has seen yet may restrict,
-  // never grant: the documented allow form stops at a server (mcp__server__*).
-  const problem = list === "allow" ? Rule.allowProblem(rule) : undefined
-  if (problem !== undefined) return Either.left(new Rule.InvalidRule({ rule: text, reason: problem }))
-  if (specifier === undefined) {
-    return Either.right({ rule, text, command: undefined, path: undefined, domain: undefined })
-  }
-  // An allow rule's `src/**` means the current directory's src; a deny or ask
-  // rule's matches at any depth, as the documentation has it. A bare name
-  // without a slash (`.env`) matches at any depth in both.
-  const anchored = anchorPath(specifier.trim(), list)
-  const path = Rule.pathPattern(anchored, location)
-  // Rules meant for paths must resolve now: a deny rule that silently never
-  // matched would be worse than a settings error.
-  if (Rule.pathRuleNames.has(rule.tool) && Either.isLeft(path)) {
-    return Either.left(new Rule.InvalidRule({ rule: text, reason: path.left }))
-  }
-  return Either.right({
-    rule,
-    text,
-    command: Rule.commandPattern(specifier),
-    path,
-    domain: specifier.startsWith("domain:") ? Rule.domainPattern(specifier) : Either.left("not a domain rule")
-  })
-}
-
-/**
- * Parses and compiles a rule list; the first rule that is invalid fails it.
+ * What a call acts on, and what the engine derives from it: see
+ * `CallTarget`.
  *
  * @since 0.3.0
- * @category constructors
  */
-export const compileAll = (
-  rules: ReadonlyArray<string | Rule.Rule> | undefined,
-  location: Rule.Location,
-  list: List
-): Either.Either<ReadonlyArray<Compiled>, Rule.InvalidRule> =>
-  Either.all(
-    (rules ?? []).map((rule) =>
-      Either.flatMap(
-        typeof rule === "string" ? Rule.parse(rule) : Either.right(rule),
-        (r) => compile(r, location, list)
-      )
-    )
-  )
-
-// ---------------------------------------------------------------------------
-// what a call acts on, analysed once
-// ---------------------------------------------------------------------------
-
+export type { Target } from "./CallTarget.js"
+/** @since 0.3.0 */
+export { analyse, describeSubject, factsOf, lineCwds, linePaths, lineWrites } from "./CallTarget.js"
 /**
- * What a call acts on, analysed once: a command line, a path, a URL, or
- * nothing the tool says.
+ * The places and lines that always reach a person: see `ProtectedTargets`.
  *
  * @since 0.3.0
- * @category models
  */
-export type Target =
-  | { readonly _tag: "None" }
-  | {
-    readonly _tag: "Command"
-    readonly command: string
-    readonly analysis: CommandLine.Analysis
-    /** Where the command runs, as its tool says (`SandboxRules.Placement`). */
-    readonly sandbox: Extract<Policy.Subject, { readonly _tag: "Command" }>["sandbox"]
-    /**
-     * Where an absolute path the line names or writes ({@link linePaths})
-     * leads: the path itself and, when it goes through symbolic links, its
-     * real path. Path rules and the workspace's bounds hold for each.
-     */
-    readonly leadsTo: (absolutePath: string) => ReadonlyArray<string>
-  }
-  | {
-    readonly _tag: "Path"
-    readonly path: string
-    /** The path as written and after resolving symbolic links: deny rules match either, allow rules must match both. */
-    readonly paths: ReadonlyArray<string>
-    readonly access: "read" | "write"
-    readonly inside: boolean
-  }
-  | { readonly _tag: "Url"; readonly url: string; readonly host: string | undefined }
-
-/**
- * The target of a call's subject, with relative paths resolved against the
- * workspace (symbolic links are the engine's to follow).
- *
- * @since 0.3.0
- * @category constructors
- */
-export const analyse = (subject: Policy.Subject, location: Rule.Location, commandLine: CommandLine.Service): Target => {
-  switch (subject._tag) {
-    case "None":
-      return subject
-    case "Command":
-      return {
-        _tag: "Command",
-        command: subject.command,
-        analysis: commandLine.analyse(subject.command),
-        sandbox: subject.sandbox,
-        leadsTo: asWritten
-      }
-    case "Path": {
-      const path = Rule.resolve(subject.path, location)
-      return {
-        _tag: "Path",
-        path,
-        paths: [path],
-        access: subject.access,
-        inside: Rule.isInside(path, location.workspaceRoot)
-      }
-    }
-    case "Url":
-      return { _tag: "Url", url: subject.url, host: Rule.hostOf(subject.url) }
-  }
-}
-
-const asWritten = (path: string): ReadonlyArray<string> => [path]
-
-/**
- * Every directory a command of the line could run in: the workspace and
- * wherever a `cd` in any reading could lead.
- *
- * @since 0.4.0
- * @category constructors
- */
-export const lineCwds = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> =>
-  ReadReach.afterCd([Rule.normalize(location.workspaceRoot)], analysis.readings, location)
-
-/**
- * The files the line's redirections write, absolute, from every directory
- * a `cd` in it could leave the redirection in.
- *
- * @since 0.4.0
- * @category constructors
- */
-export const lineWrites = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> => {
-  const cwds = lineCwds(analysis, location)
-  return [
-    ...new Set(
-      analysis.writes.flatMap((path) => cwds.map((cwd) => Rule.resolve(path, { ...location, workspaceRoot: cwd })))
-    )
-  ]
-}
-
-/**
- * The absolute paths of a command line whose symbolic links the engine
- * follows: what it names (`ReadReach.namedPaths`) and what it writes.
- *
- * @since 0.4.0
- * @category constructors
- */
-export const linePaths = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> => [
-  ...new Set([
-    ...ReadReach.namedPaths(analysis, location).map((entry) => entry.path),
-    ...lineWrites(analysis, location)
-  ])
-]
-
-/**
- * What the mode needs to know about a call.
- *
- * @since 0.3.0
- * @category constructors
- */
-export const factsOf = (tool: Tool.Any, target: Target): Mode.Facts => ({
-  readOnly: tool.readOnly,
-  risk: tool.risk,
-  edit: target._tag === "Path" && target.access === "write" ? (target.inside ? "inside" : "outside") : undefined,
-  readsOutside: target._tag === "Path" && target.access === "read" && !target.inside,
-  command: target._tag === "Command"
-})
+export { destructionOf, protectedIn, protectedPath } from "./ProtectedTargets.js"
 
 // ---------------------------------------------------------------------------
 // how a rule list meets a target
@@ -275,7 +76,7 @@ interface Match {
  * @since 0.3.0
  * @category matching
  */
-export const restrictiveMatch = (rule: Compiled, target: Target): Match | undefined => {
+export const restrictiveMatch = (rule: CompiledRule.Compiled, target: CallTarget.Target): Match | undefined => {
   if (rule.rule.specifier === undefined) return { rule: rule.text, detail: undefined }
   switch (target._tag) {
     case "None":
@@ -327,10 +128,10 @@ export const restrictiveMatch = (rule: Compiled, target: Target): Match | undefi
 
 /** Allow rules covering one exact command, path or URL; `undefined` when none does. */
 const allowingRule = (
-  rules: ReadonlyArray<Compiled>,
-  target: Target,
+  rules: ReadonlyArray<CompiledRule.Compiled>,
+  target: CallTarget.Target,
   words?: ReadonlyArray<string>,
-  where?: Where
+  where?: CompiledRule.Where
 ) =>
   rules.find((rule) => {
     if (rule.rule.specifier === undefined) return true
@@ -380,8 +181,8 @@ const commandName = (words: ReadonlyArray<string>): string =>
  * @category matching
  */
 export const allowMatch = (
-  rules: ReadonlyArray<Compiled>,
-  target: Target,
+  rules: ReadonlyArray<CompiledRule.Compiled>,
+  target: CallTarget.Target,
   location: Rule.Location,
   writable: (path: string) => boolean = () => false
 ): ReadonlyArray<string> | undefined =>
@@ -396,8 +197,8 @@ export const allowMatch = (
  * @category matching
  */
 export const allowOrGap = (
-  rules: ReadonlyArray<Compiled>,
-  target: Target,
+  rules: ReadonlyArray<CompiledRule.Compiled>,
+  target: CallTarget.Target,
   location: Rule.Location,
   writable: (path: string) => boolean = () => false
 ): Either.Either<ReadonlyArray<string>, Gap> => {
@@ -515,119 +316,6 @@ const globMatches = (glob: string, name: string): boolean => {
   }
 }
 
-/** Directories and files that hold a repository's machinery, or settings that run code. */
-const protectedDirectories = new Set([
-  ".git",
-  ".claude",
-  ".vscode",
-  ".idea",
-  ".husky",
-  ".cargo",
-  ".devcontainer",
-  ".yarn",
-  ".mvn",
-  ".tool-runtime"
-])
-const protectedFiles = new Set([
-  ".gitconfig",
-  ".gitmodules",
-  ".gitattributes",
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".zshrc",
-  ".zprofile",
-  ".zshenv",
-  ".zlogin",
-  ".profile",
-  ".envrc",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  ".pnp.cjs",
-  "bunfig.toml",
-  ".bazelrc",
-  ".pre-commit-config.yaml",
-  "lefthook.yml",
-  ".lefthook.yml",
-  "gradle-wrapper.properties",
-  "maven-wrapper.properties",
-  ".devcontainer.json",
-  ".ripgreprc",
-  "pyrightconfig.json",
-  ".mcp.json",
-  ".claude.json"
-])
-
-/**
- * The protected directory or file a path lands in, if any.
- *
- * @since 0.3.0
- * @category protected paths
- */
-export const protectedIn = (path: string, location: Rule.Location): string | undefined => {
-  const root = Rule.normalize(location.workspaceRoot)
-  const relative = Rule.isInside(path, root) ? path.slice(root.length) : path
-  const segments = relative.split("/").filter((segment) => segment !== "")
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!
-    // `.claude/worktrees` is where agents keep their checkouts, not settings.
-    if (segment === ".claude" && segments[i + 1] === "worktrees") return undefined
-    if (protectedDirectories.has(segment) && i < segments.length - 1) return segment
-    if (segment === ".config" && segments[i + 1] === "git") return ".config/git"
-    if (protectedDirectories.has(segment) || protectedFiles.has(segment)) return segment
-  }
-  return undefined
-}
-
-/**
- * The protected place a write lands in, if any.
- *
- * @since 0.3.0
- * @category protected paths
- */
-export const protectedPath = (target: Target, location: Rule.Location): string | undefined => {
-  if (target._tag === "Path") {
-    if (target.access !== "write") return undefined
-    for (const path of target.paths) {
-      const hit = protectedIn(path, location)
-      if (hit !== undefined) return hit
-    }
-    return undefined
-  }
-  if (target._tag === "Command") {
-    // From every directory a `cd` could leave the redirection in, and where a link leads.
-    for (const path of lineWrites(target.analysis, location)) {
-      for (const lead of target.leadsTo(path)) {
-        const hit = protectedIn(lead, location)
-        if (hit !== undefined) return hit
-      }
-    }
-  }
-  return undefined
-}
-
-/**
- * Why a command line must reach a person whatever rules and modes allow: it
- * could destroy the machine.
- *
- * @since 0.3.0
- * @category risk
- */
-export const destructionOf = (target: Target, location: Rule.Location): string | undefined => {
-  if (target._tag !== "Command") return undefined
-  for (const words of target.analysis.readings) {
-    const why = CommandRisk.destructive(words, location)
-    if (why !== undefined) return `${why} (${CommandLine.print(words)})`
-  }
-  return CommandRisk.destructiveLine(
-    target.command,
-    target.analysis.readings,
-    target.analysis.writes.map((path) => Rule.normalize(path))
-  )
-}
-
 /**
  * The rules "always allow" would store: the narrowest rule naming exactly
  * what the call acts on, by its registry name. For a command line, one exact
@@ -639,8 +327,8 @@ export const destructionOf = (target: Target, location: Rule.Location): string |
  */
 export const suggest = (
   tool: Tool.Any,
-  target: Target,
-  allowed: ReadonlyArray<Compiled>,
+  target: CallTarget.Target,
+  allowed: ReadonlyArray<CompiledRule.Compiled>,
   location: Rule.Location
 ): ReadonlyArray<string> => {
   const exact = (specifier: string | undefined): ReadonlyArray<string> => {
@@ -676,30 +364,5 @@ export const suggest = (
       }
       return [...rules]
     }
-  }
-}
-
-/**
- * What the call acts on, in the words the prompt and the audit show.
- *
- * @since 0.3.0
- * @category formatting
- */
-export const describeSubject = (target: Target): string | undefined => {
-  switch (target._tag) {
-    case "None":
-      return undefined
-    case "Command":
-      return `command: ${target.command}${
-        target.sandbox === "confined"
-          ? " (in the sandbox)"
-          : target.sandbox === "unconfined"
-          ? " (asks to run outside the sandbox)"
-          : ""
-      }`
-    case "Path":
-      return `${target.access === "write" ? "writes" : "reads"} ${target.path}`
-    case "Url":
-      return `url: ${target.url}`
   }
 }
