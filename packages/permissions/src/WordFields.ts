@@ -1,0 +1,212 @@
+/**
+ * WordFields: a word of the line evaluated as far as the line itself tells
+ * (quotes removed, ANSI-C strings decoded, variables the line assigned
+ * substituted, `IFS` splitting, brace expansion). Apart from the walkers
+ * because it is bash's word expansion, not its grammar: every construct
+ * that holds words reads them through it.
+ *
+ * @since 0.4.0
+ */
+import type * as BashSyntax from "./BashSyntax.js"
+
+export type Env = Map<string, string>
+
+/**
+ * The value of a variable the line assigns where that assignment is not in
+ * force, and nothing before it set the variable: unset.
+ */
+export const unset = "\u0000unset"
+
+/**
+ * A word's fields, evaluated as far as the line tells: quotes removed,
+ * ANSI-C strings decoded, variables the line assigned substituted, `IFS`
+ * splitting, brace expansion. What cannot be known stays as written.
+ */
+export const fieldsOf = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<string> => {
+  switch (node.type) {
+    case "word": {
+      const text = node.text
+      return braceExpand(text).map(unescapeUnquoted)
+    }
+    case "number":
+      return [node.text]
+    case "raw_string":
+      return [node.text.replace(/^'|'$/g, "")]
+    case "ansi_c_string":
+      return [decodeAnsiC(node.text.replace(/^\$'|'$/g, ""))]
+    case "string":
+    case "translated_string":
+      return [quotedValue(node, env)]
+    case "simple_expansion":
+    case "expansion":
+      return splitFields(expansionValue(node, env))
+    case "concatenation": {
+      // An unquoted run of words is where brace expansion happens: `{rm,-rf,/}`.
+      if (node.children.every((c) => c.type === "word")) return braceExpand(node.text).map(unescapeUnquoted)
+      let fields: Array<string> = [""]
+      for (const child of node.children) {
+        const next = fieldsOf(child, env)
+        if (next.length === 0) continue
+        fields = [...fields.slice(0, -1), `${fields.at(-1)!}${next[0]!}`, ...next.slice(1)]
+      }
+      return fields
+    }
+    default:
+      return [node.text]
+  }
+}
+
+const quotedValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
+  let value = ""
+  for (const child of node.children) {
+    switch (child.type) {
+      case "\"":
+      case "$":
+        break
+      case "string_content":
+        value += child.text.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "")
+        break
+      case "simple_expansion":
+      case "expansion":
+        value += expansionValue(child, env)
+        break
+      case "string":
+        value += quotedValue(child, env)
+        break
+      default:
+        value += child.text
+    }
+  }
+  return value
+}
+
+const expansionValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
+  const name = node.namedChildren.find((c) => c.type === "variable_name" || c.type === "special_variable_name")
+  if (name === undefined) return node.text
+  if (name.text === "IFS") return " "
+  // A changed IFS splits words where the engine cannot follow: the value is unknown.
+  if (env.has("IFS")) return node.text
+  const value = env.get(name.text)
+  const isUnset = value === unset
+  const known = isUnset ? undefined : value
+  const operators = node.children.filter((c) => !c.isNamed && c.type !== "${" && c.type !== "}" && c.type !== "$")
+  if (operators.length === 0) return isUnset ? "" : known ?? node.text
+  const operator = operators[0]!
+  const operand = () =>
+    node.namedChildren
+      .filter((c) => c.startIndex > operator.startIndex)
+      .map((c) => fieldsOf(c, env).join(" "))
+      .join("")
+  // With a colon, an empty value counts as unset: `X=; ${X:-rm}` runs rm.
+  const colon = operator.type.startsWith(":")
+  // `${X:-default}`, `${X:=default}`: the value, or the default; with X unknown, the default is one reading.
+  if (operators.length === 1 && /^:?[-=]$/.test(operator.type)) {
+    return known === undefined || (colon && known === "") ? operand() : known
+  }
+  // `${X:+alternative}`: the alternative when X is set (and, with the colon, not empty).
+  if (operators.length === 1 && /^:?\+$/.test(operator.type)) {
+    return isUnset || (colon && known === "") ? "" : operand()
+  }
+  // Anything else (`${x#a}`, `${x,,}`, `${!y}`, `${x/a/b}`, `${x@P}`) transforms the value in ways
+  // the engine does not model: unknown, and a command named by it is open.
+  return node.text
+}
+
+const splitFields = (value: string): ReadonlyArray<string> => {
+  if (value.startsWith("$")) return [value]
+  const fields = value.split(/[ \t\n]+/)
+  return fields
+}
+
+const unescapeUnquoted = (text: string): string => text.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1")
+
+/**
+ * Brace expansion stops at this many fields: a word that reaches it may have more.
+ *
+ * @since 0.3.0
+ * @category readings
+ */
+export const maxBraceFields = 64
+
+/**
+ * Bash's brace expansion of an unquoted word (`{a,b}`, nested), bounded.
+ *
+ * @since 0.3.0
+ * @category readings
+ */
+export const braceExpand = (text: string): ReadonlyArray<string> => {
+  // Past this, expansion would only repeat work: such a word is read as written.
+  if (text.length > 1_000 || (text.match(/\{/g)?.length ?? 0) > 16) return [text]
+  const out: Array<string> = []
+  const expand = (word: string) => {
+    if (out.length >= maxBraceFields) return
+    let depth = 0
+    let open = -1
+    for (let i = 0; i < word.length; i++) {
+      const c = word[i]
+      if (c === "\\") {
+        i++
+        continue
+      }
+      if (c === "{") {
+        if (depth === 0) open = i
+        depth++
+      } else if (c === "}" && depth > 0) {
+        depth--
+        if (depth === 0) {
+          const inner = word.slice(open + 1, i)
+          const alternatives = splitTopLevel(inner)
+          if (alternatives.length > 1) {
+            for (const alternative of alternatives) expand(word.slice(0, open) + alternative + word.slice(i + 1))
+            return
+          }
+          open = -1
+        }
+      }
+    }
+    out.push(word)
+  }
+  expand(text)
+  return out
+}
+
+const splitTopLevel = (text: string): ReadonlyArray<string> => {
+  const parts: Array<string> = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === "\\") i++
+    else if (c === "{") depth++
+    else if (c === "}") depth--
+    else if (c === "," && depth === 0) {
+      parts.push(text.slice(start, i))
+      start = i + 1
+    }
+  }
+  parts.push(text.slice(start))
+  return parts
+}
+
+const decodeAnsiC = (body: string): string =>
+  body.replace(
+    /\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs,
+    (_, escape: string) => {
+      const c = escape[0]!
+      if (c === "x" || c === "u" || c === "U") return String.fromCodePoint(Number.parseInt(escape.slice(1), 16))
+      if (/[0-7]/.test(c)) return String.fromCharCode(Number.parseInt(escape, 8) & 0xff)
+      if (c === "c") return String.fromCharCode(escape.charCodeAt(1) & 0x1f)
+      const simple: Record<string, string> = {
+        a: "\u0007",
+        b: "\b",
+        e: "\u001b",
+        E: "\u001b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "\t",
+        v: "\v"
+      }
+      return simple[c] ?? c
+    }
+  )
