@@ -7,7 +7,13 @@
 // under the instrumented code, past any per-mutant timeout.
 export const modules = {
   "rule-match": {
-    mutate: ["packages/permissions/src/Rule.ts", "packages/permissions/src/RuleMatch.ts"],
+    mutate: [
+      "packages/permissions/src/Rule.ts",
+      "packages/permissions/src/RuleMatch.ts",
+      "packages/permissions/src/CompiledRule.ts",
+      "packages/permissions/src/CallTarget.ts",
+      "packages/permissions/src/ProtectedTargets.ts"
+    ],
     tests: [
       "packages/permissions/test/Rule.test.ts",
       "packages/permissions/test/Engine.test.ts",
@@ -74,11 +80,7 @@ export const modules = {
     ]
   },
   "file-edit-write": {
-    mutate: [{
-      file: "packages/node/src/FileTools.ts",
-      from: "const encoder = new TextEncoder()",
-      to: "const suffix: Record"
-    }],
+    mutate: ["packages/node/src/EditFile.ts", "packages/node/src/WriteFile.ts"],
     tests: [
       "packages/node/test/FileTools*.test.ts",
       "packages/node/test/*Edit*.test.ts",
@@ -86,7 +88,12 @@ export const modules = {
     ]
   },
   "redaction-scan": {
-    mutate: ["packages/redact/src/Redactor.ts", "packages/redact/src/Detector.ts"],
+    mutate: [
+      "packages/redact/src/Redactor.ts",
+      "packages/redact/src/TriggerScan.ts",
+      "packages/redact/src/RuleRunner.ts",
+      "packages/redact/src/Detector.ts"
+    ],
     tests: ["packages/redact/test/*.test.ts"]
   },
   values: {
@@ -107,7 +114,7 @@ export const modules = {
   },
   shape: {
     mutate: [
-      { file: "packages/core/src/Pipeline.ts", from: "const errorText =", to: "" },
+      { file: "packages/core/src/PipelineShape.ts", from: "const errorText =", to: "" },
       "packages/core/src/Truncation.ts"
     ],
     tests: [
