@@ -5,8 +5,10 @@
  * came out (a value or any of those errors) into the call's one
  * `ToolResult`.
  *
- * The scheduler in `ToolRuntime` composes these per call; they are exported
- * so that each can be tested, traced and reused on its own.
+ * The runner in `CallRunner` composes these per call, and the return stage
+ * (batches, order, pairing by id) lives in the scheduler, `TurnScheduler`;
+ * the stages are exported so that each can be tested, traced and reused on
+ * its own.
  *
  * Each stage of any size has a module of its own (`PipelineParse`,
  * `PipelineValidate`, `PipelineExecute`, `PipelineShape`), and this module

@@ -1,0 +1,298 @@
+/**
+ * The one-call runner: one call of a turn through the six stages of the
+ * pipeline (parse, look up, validate, authorize, execute, shape), with what
+ * the runtime adds around them: the call's spans, the hooks after
+ * execution, the resource locks, the redaction of names and of schema issues
+ * that would quote a secret, and the net that turns a defect into the
+ * call's result.
+ *
+ * Apart from the turn scheduler (`TurnScheduler`) because it knows nothing
+ * of batches, order or calls that never ran: it is the scheduler's
+ * {@link TurnScheduler.Runner}, and hands each result back through
+ * {@link TurnScheduler.finish}.
+ *
+ * @since 0.4.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Tracer from "effect/Tracer"
+import * as CallTrace from "./CallTrace.js"
+import * as ForeignText from "./ForeignText.js"
+import type * as Hooks from "./Hooks.js"
+import * as Pipeline from "./Pipeline.js"
+import type * as Policy from "./Policy.js"
+import type * as Redactor from "./Redactor.js"
+import type * as Registry from "./Registry.js"
+import * as ResourceLocks from "./ResourceLocks.js"
+import type * as Tool from "./Tool.js"
+import * as ToolError from "./ToolError.js"
+import * as TurnScheduler from "./TurnScheduler.js"
+
+/**
+ * A JSON value with every string and key redacted, and how many secrets
+ * were removed; `undefined` when the value cannot be read (a getter threw).
+ */
+const redactJson = (
+  value: unknown,
+  redactor: Redactor.Service
+): { readonly value: unknown; readonly count: number } | undefined => {
+  let count = 0
+  const text = (s: string) => {
+    const redaction = redactor.redact(s)
+    count += redaction.count
+    return redaction.text
+  }
+  const walk = (u: unknown, depth: number): unknown => {
+    if (typeof u === "string") return text(u)
+    if (typeof u !== "object" || u === null) return u
+    if (depth > 100) {
+      // Too deep to walk: counted as a secret, so that nothing of it is quoted.
+      count++
+      return null
+    }
+    if (Array.isArray(u)) return u.map((item) => walk(item, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(u)) {
+      // Defined, not assigned: a key named `__proto__` stays a key.
+      Object.defineProperty(out, text(key), {
+        value: walk(item, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
+    }
+    return out
+  }
+  const walked = Either.try(() => walk(value, 0))
+  return Either.isLeft(walked) ? undefined : { value: walked.right, count }
+}
+
+/**
+ * The call with its name replaced, for a name that is not registered and
+ * held a secret; the call as it is when its input cannot be read.
+ */
+const renamed = (call: unknown, id: string, name: string): unknown => {
+  const input = Either.try(() => (call as { readonly input?: unknown }).input)
+  return Either.isLeft(input) ? call : { id, name, input: input.right }
+}
+
+/** The services and settings of the runtime that a call's stages read. */
+export interface Env {
+  readonly registry: Registry.Service
+  readonly policy: Policy.Service
+  readonly redactor: Redactor.Service
+  /** Optional: a runtime without hooks runs none. */
+  readonly hooks: Hooks.Service | undefined
+  readonly shapeEnv: Pipeline.ShapeEnv
+  /** Largest arguments accepted, in characters. */
+  readonly maxInputChars: number
+}
+
+/**
+ * The runner of a runtime: made once, it holds the resource locks that every
+ * turn's calls share.
+ */
+export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEnv }: Env): TurnScheduler.Runner => {
+  const redactText = (text: string) => redactor.redact(text).text
+  /**
+   * The name a result, a message or a span may show: a registered name as
+   * it is (names are checked at registration), any other redacted, since
+   * the model can put anything in it.
+   */
+  const shownName = (name: string) => registry.get(name) === undefined ? redactText(name) : name
+  /**
+   * Schema issues quote the arguments, cut short (a key, the start of a
+   * value), and a secret cut short is one redaction no longer recognizes.
+   * So the error for arguments that hold a secret is made again from the
+   * arguments with every string and key redacted.
+   */
+  const redactIssues = (
+    entry: Registry.Entry,
+    input: unknown,
+    error: ToolError.InvalidArguments
+  ): ToolError.InvalidArguments => {
+    const redacted = redactJson(input, redactor)
+    if (redacted !== undefined && redacted.count === 0) return error
+    const decoded = redacted === undefined ? undefined : entry.tool.decode(redacted.value)
+    return new ToolError.InvalidArguments({
+      toolName: error.toolName,
+      issues: decoded !== undefined && Either.isLeft(decoded)
+        ? Pipeline.formatIssues(decoded.left)
+        : [{ path: "", message: "do not match the parameter schema (they hold a secret, which is not quoted here)" }]
+    })
+  }
+  const locks = new ResourceLocks.ResourceLocks()
+
+  const fail = (turn: TurnScheduler.Turn, index: number, error: ToolError.ToolError, startedAt: number) =>
+    Effect.flatMap(
+      Pipeline.shape(
+        shapeEnv,
+        registry.get(Pipeline.toolNameOf(turn.calls[index]))?.tool,
+        Pipeline.callIdOf(turn.calls[index]),
+        shownName(Pipeline.toolNameOf(turn.calls[index])),
+        { _tag: "Failure", error },
+        turn.clock.unsafeCurrentTimeMillis() - startedAt
+      ),
+      (result) => TurnScheduler.finish(turn, index, result)
+    )
+
+  /**
+   * One call through every stage; the result lands in `turn.results[index]`.
+   * A defect anywhere in them (a tool's `resources` or `subject` that
+   * throws, a value no stage could read) becomes that call's result, never
+   * the turn's death: the calls beside it keep theirs.
+   */
+  const runOne = (turn: TurnScheduler.Turn, index: number): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const startedAt = turn.clock.unsafeCurrentTimeMillis()
+      return Effect.catchAllDefect(runStages(turn, index, startedAt), (defect) => {
+        if (turn.results[index] !== undefined) return Effect.void
+        const toolName = Pipeline.toolNameOf(turn.calls[index])
+        const error = new ToolError.ToolDefect({
+          toolName: shownName(toolName),
+          detail: `the call could not be completed: ${ForeignText.clean(ForeignText.describe(defect))}`,
+          // It may have failed after a write ran.
+          outcomeUnknown: registry.get(toolName)?.tool.readOnly === false
+        })
+        return fail(turn, index, error, startedAt)
+      })
+    })
+
+  const runStages = (turn: TurnScheduler.Turn, index: number, startedAt: number): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const call = turn.calls[index]
+      const clock = turn.clock
+      const callId = Pipeline.callIdOf(call)
+      const toolName = Pipeline.toolNameOf(call)
+      const shown = shownName(toolName)
+      const trace = turn.tracer === undefined
+        ? undefined
+        : new CallTrace.CallTrace(
+          turn.tracer,
+          clock,
+          turn.parentSpan,
+          redactText(callId),
+          shown,
+          turn.stageSpans,
+          redactText
+        )
+      // The stage running since the last boundary; `undefined` while one
+      // that has a span of its own (authorize) is open.
+      let current: CallTrace.Stage | undefined = "parse"
+      const next = (stage: CallTrace.Stage) => {
+        if (current !== undefined) trace?.stage(current)
+        current = stage
+      }
+      const complete = (tool: Tool.Any | undefined, outcome: Pipeline.Outcome) =>
+        Effect.flatMap(
+          Pipeline.shape(shapeEnv, tool, callId, shown, outcome, clock.unsafeCurrentTimeMillis() - startedAt),
+          (result) => {
+            if (trace !== undefined) {
+              trace.stage("shape")
+              trace.end(result)
+            }
+            return TurnScheduler.finish(turn, index, result)
+          }
+        )
+      const run = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
+        next("execute")
+        const span = trace?.open("execute")
+        const sandbox = entry.tool.sandbox?.(input)
+        return Pipeline.execute(entry, callId, input, turn.env, span ?? trace?.span, (error) => {
+          if (span !== undefined) trace!.close(span, Exit.fail(error))
+          return complete(entry.tool, { _tag: "Failure", error, sandbox })
+        }).pipe(
+          Effect.match({
+            onFailure: (error): Pipeline.Outcome => {
+              if (span !== undefined) trace!.close(span, Exit.fail(error))
+              return { _tag: "Failure", error, sandbox }
+            },
+            onSuccess: (value): Pipeline.Outcome => {
+              if (span !== undefined) trace!.close(span, Exit.void)
+              return { _tag: "Success", value, note, sandbox }
+            }
+          }),
+          (executed) =>
+            hooks === undefined ?
+              executed :
+              Effect.flatMap(executed, (outcome) =>
+                hooks.after({ callId, tool: entry.tool, input, outcome }).pipe(
+                  Effect.catchAll((error) => Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error }))
+                ))
+        )
+      }
+      // Waiting for a resource happens before the deadlines start.
+      const locked = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
+        const resources = entry.tool.resources(input)
+        return resources.length === 0 ? run(entry, input, note) : locks.with(resources, run(entry, input, note))
+      }
+      const settle = (error: ToolError.ToolError) => {
+        if (current !== undefined) trace?.stage(current, Exit.fail(error))
+        return complete(undefined, { _tag: "Failure", error })
+      }
+      const guard = (effect: Effect.Effect<void>) =>
+        trace === undefined ? effect : Effect.onInterrupt(effect, () =>
+          Effect.sync(() => {
+            if (turn.results[index] === undefined) trace.interrupted()
+          }))
+      // The policy's own spans nest under the authorize stage's span.
+      const authorizing = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+        const span = trace?.open("authorize")
+        if (span === undefined) return effect
+        current = undefined
+        return effect.pipe(
+          Effect.provideService(Tracer.ParentSpan, span),
+          Effect.onExit((exit) => Effect.sync(() => trace!.close(span, exit)))
+        )
+      }
+      // Parse and lookup are pure: they run here, outside the effect machinery.
+      // A name that held a secret is redacted before any message quotes it.
+      const parsed = Pipeline.parse(shown === toolName ? call : renamed(call, callId, shown), maxInputChars)
+      if (Either.isLeft(parsed)) return settle(parsed.left)
+      next("lookup")
+      const entry = registry.get(parsed.right.toolName)
+      if (entry === undefined) {
+        return Effect.matchEffect(Pipeline.lookup(registry, parsed.right.toolName), {
+          onFailure: settle,
+          onSuccess: () => Effect.void
+        })
+      }
+      next("validate")
+      // The arguments being validated, for an error that must quote them redacted.
+      let validating: unknown = parsed.right.input
+      const stages = Effect.flatMap(Pipeline.validate(entry, parsed.right.input), (input) => {
+        next("authorize")
+        const request = { callId, tool: entry.tool, input, subject: entry.tool.subject(input) }
+        return Effect.flatMap(authorizing(Pipeline.authorize(policy, request)), (verdict) => {
+          if (verdict._tag === "Allow") return locked(entry, input, undefined)
+          // A rewritten input is validated again before it runs.
+          next("validate")
+          validating = verdict.input
+          return Effect.flatMap(
+            Pipeline.validate(entry, verdict.input),
+            (rewritten) => locked(entry, rewritten, `Note: your input was changed before running: ${verdict.note}`)
+          )
+        })
+      })
+      return guard(Effect.flatMap(
+        // catchAllCause rather than catchAll, which adds a step to every
+        // success: this runs once per call, and it pays for runOne's net.
+        Effect.catchAllCause(stages, (cause) => {
+          const failure = Cause.failureOrCause(cause)
+          if (Either.isRight(failure)) return Effect.failCause(failure.right)
+          const raw = failure.left
+          const error = raw._tag === "InvalidArguments" ? redactIssues(entry, validating, raw) : raw
+          if (current !== undefined) trace?.stage(current, Exit.fail(error))
+          if (error._tag === "PermissionDenied" && error.stopTurn === true && turn.stoppedBy === undefined) {
+            turn.stoppedBy = index
+          }
+          return Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error })
+        }),
+        (outcome) => complete(entry.tool, outcome)
+      ))
+    })
+
+  return { runOne, fail, shownName, redactText }
+}

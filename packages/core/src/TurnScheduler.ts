@@ -1,0 +1,333 @@
+/**
+ * The turn scheduler: the return stage, which takes the calls of one model
+ * turn and returns exactly one `ToolResult` per call, in call order, paired
+ * by id, whatever happens.
+ *
+ * Scheduling follows the tools' read-only marks: consecutive read-only
+ * calls form a batch that runs concurrently; any other call waits for what
+ * runs before it and runs alone. Calls that never run (the turn was
+ * interrupted, an earlier failure stopped the turn, a duplicate id) still get
+ * a result saying why, so the conversation sent back to the provider is
+ * never malformed.
+ *
+ * Apart from the one-call runner (`CallRunner`) because it knows nothing of
+ * the stages a call goes through: it reaches the runner only through the
+ * small {@link Runner} interface, and the runner hands each result back
+ * through {@link finish}. It holds the turn's public models too, which
+ * `ToolRuntime` re-exports.
+ *
+ * @since 0.4.0
+ */
+import type * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
+import * as CallTrace from "./CallTrace.js"
+import * as Pipeline from "./Pipeline.js"
+import type * as Redactor from "./Redactor.js"
+import type * as Registry from "./Registry.js"
+import type * as ToolCall from "./ToolCall.js"
+import * as ToolError from "./ToolError.js"
+import type * as ToolResult from "./ToolResult.js"
+import * as Watchdog from "./Watchdog.js"
+
+/**
+ * Progress and completion, for a UI or a log. Messages are redacted.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Event =
+  | { readonly _tag: "BatchStarted"; readonly indices: ReadonlyArray<number>; readonly concurrent: boolean }
+  | {
+    readonly _tag: "Progress"
+    readonly callId: string
+    readonly toolName: string
+    readonly message: string | undefined
+  }
+  | { readonly _tag: "CallFinished"; readonly index: number; readonly result: ToolResult.ToolResult }
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface TurnOptions {
+  /** Most read-only calls running at once. Default 8. */
+  readonly concurrency?: number | undefined
+  /** `false` runs every call alone, in order (`parallel_tool_calls: false`). Default `true`. */
+  readonly parallel?: boolean | undefined
+  /** Skip the calls after a batch that produced an error result. Default `false`. */
+  readonly stopOnError?: boolean | undefined
+  /**
+   * Ends the turn when it completes, with the reason it yields: running
+   * handlers are interrupted, calls not started get "not executed".
+   */
+  readonly interruptWhen?: Effect.Effect<string> | undefined
+  readonly onEvent?: ((event: Event) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * A batch of the plan: call indices, and whether they run together.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Batch {
+  readonly indices: ReadonlyArray<number>
+  readonly concurrent: boolean
+}
+
+/**
+ * Groups calls into batches: runs of read-only calls, and every other call
+ * alone. Calls whose tool is unknown or whose envelope is broken never
+ * execute, so they do not split a run of reads.
+ *
+ * @since 0.1.0
+ * @category scheduling
+ */
+export const planTurn = (
+  calls: ReadonlyArray<unknown>,
+  isReadOnly: (call: unknown) => boolean,
+  skip: ReadonlySet<number>,
+  parallel: boolean
+): ReadonlyArray<Batch> => {
+  const batches: Array<Batch> = []
+  let run: Array<number> = []
+  const flush = () => {
+    if (run.length > 0) batches.push({ indices: run, concurrent: run.length > 1 })
+    run = []
+  }
+  for (let i = 0; i < calls.length; i++) {
+    if (skip.has(i)) continue
+    if (parallel && isReadOnly(calls[i])) {
+      run.push(i)
+    } else {
+      flush()
+      batches.push({ indices: [i], concurrent: false })
+    }
+  }
+  flush()
+  return batches
+}
+
+/**
+ * Later calls that reuse an earlier call's id, with that id.
+ *
+ * @since 0.1.0
+ * @category scheduling
+ */
+export const duplicateIds = (calls: ReadonlyArray<unknown>): ReadonlyMap<number, string> => {
+  const duplicates = new Map<number, string>()
+  const seen = new Set<string>()
+  for (let i = 0; i < calls.length; i++) {
+    const id = Pipeline.callIdOf(calls[i])
+    if (id === "") continue
+    if (seen.has(id)) duplicates.set(i, id)
+    else seen.add(id)
+  }
+  return duplicates
+}
+
+/** What a turn reads from the fiber that runs it, once. */
+const turnContext = Effect.all([
+  Effect.runtime<never>(),
+  Effect.clock,
+  Effect.tracer,
+  FiberRef.get(FiberRef.currentTracerEnabled),
+  Effect.serviceOption(Tracer.ParentSpan)
+])
+
+/** The state of one turn, shared by the scheduler and the runner of its calls. */
+export interface Turn {
+  readonly calls: ReadonlyArray<unknown>
+  readonly results: Array<ToolResult.ToolResult | undefined>
+  readonly clock: Clock.Clock
+  readonly options: TurnOptions | undefined
+  readonly tracer: Tracer.Tracer | undefined
+  readonly parentSpan: Option.Option<Tracer.AnySpan>
+  readonly stageSpans: boolean
+  readonly env: Pipeline.ExecuteEnv
+  interruptReason: string | undefined
+  /** The call whose denial stopped the turn. */
+  stoppedBy: number | undefined
+  failedAt: number | undefined
+}
+
+/** What the scheduler needs from the one-call runner. */
+export interface Runner {
+  /**
+   * One call through every stage; the result lands in `turn.results[index]`,
+   * through {@link finish}. It never fails: whatever happens is the result.
+   */
+  readonly runOne: (turn: Turn, index: number) => Effect.Effect<void>
+  /** Shapes an error into the call's result and finishes the call with it. */
+  readonly fail: (turn: Turn, index: number, error: ToolError.ToolError, startedAt: number) => Effect.Effect<void>
+  /** The name a result, a message or a span may show. */
+  readonly shownName: (name: string) => string
+  readonly redactText: (text: string) => string
+}
+
+/** What a scheduler is made of: the runner, and the few settings it reads itself. */
+export interface Env {
+  readonly runner: Runner
+  readonly registry: Registry.Service
+  readonly redactor: Redactor.Service
+  /** How long an interrupted handler may take to clean up, in milliseconds. */
+  readonly cleanupMillis: number
+}
+
+/** A scheduler: the turn side of the runtime's `Service`. */
+export interface Scheduler {
+  readonly runTurn: (
+    calls: ReadonlyArray<ToolCall.Input>,
+    turnOptions?: TurnOptions
+  ) => Effect.Effect<ReadonlyArray<ToolResult.ToolResult>>
+  readonly plan: (calls: ReadonlyArray<ToolCall.Input>, turnOptions?: TurnOptions) => ReadonlyArray<Batch>
+}
+
+/** Records a call's result in its place, the one way a result reaches the turn. */
+export const finish = (turn: Turn, index: number, result: ToolResult.ToolResult): Effect.Effect<void> => {
+  turn.results[index] = result
+  if (result.isError && turn.failedAt === undefined) turn.failedAt = index
+  const onEvent = turn.options?.onEvent
+  return onEvent === undefined ? Effect.void : onEvent({ _tag: "CallFinished", index, result })
+}
+
+/** The scheduler of a runtime, running each call through `runner`. */
+export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Scheduler => {
+  const { fail, redactText, runOne, shownName } = runner
+
+  const isReadOnly = (call: unknown) => {
+    const name = Pipeline.toolNameOf(call)
+    const entry = registry.get(name)
+    return entry === undefined ? true : entry.tool.readOnly
+  }
+
+  const runBatch = (turn: Turn, batch: Batch, concurrency: number): Effect.Effect<void> => {
+    const onEvent = turn.options?.onEvent
+    const started = onEvent === undefined
+      ? Effect.void
+      : onEvent({ _tag: "BatchStarted", indices: batch.indices, concurrent: batch.concurrent })
+    if (!batch.concurrent) return Effect.zipRight(started, runOne(turn, batch.indices[0]!))
+    // A fixed pool of workers pulling the next index: one fiber per worker,
+    // not per call.
+    let next = 0
+    const indices = batch.indices
+    const worker = Effect.whileLoop({
+      while: () => next < indices.length,
+      body: () => runOne(turn, indices[next++]!),
+      step: () => {}
+    })
+    const workers = Math.max(1, Math.min(concurrency, indices.length))
+    return Effect.zipRight(
+      started,
+      Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true })
+    )
+  }
+
+  const runTurn = (
+    calls: ReadonlyArray<ToolCall.Input>,
+    turnOptions?: TurnOptions
+  ): Effect.Effect<ReadonlyArray<ToolResult.ToolResult>> =>
+    Effect.flatMap(turnContext, ([runtime, clock, tracer, tracerEnabled, parentSpan]) => {
+      const turnTrace = tracerEnabled
+        ? tracer.span(
+          "tool_runtime.turn",
+          parentSpan,
+          Context.empty(),
+          [],
+          clock.unsafeCurrentTimeNanos(),
+          "internal"
+        )
+        : undefined
+      turnTrace?.attribute("tool.calls", calls.length)
+      const watchdog = new Watchdog.Watchdog(clock, cleanupMillis)
+      const onEvent = turnOptions?.onEvent
+      const env: Pipeline.ExecuteEnv = {
+        watchdog,
+        redactor,
+        runtime,
+        onProgress: onEvent === undefined
+          ? undefined
+          : (callId, toolName, message) => onEvent({ _tag: "Progress", callId, toolName, message }),
+        // Read when a handler is interrupted, by which time `turn` exists.
+        interruptReason: () => turn.interruptReason ?? "the turn was interrupted"
+      }
+      const turn: Turn = {
+        calls,
+        results: new Array(calls.length),
+        clock,
+        options: turnOptions,
+        tracer: tracerEnabled ? tracer : undefined,
+        parentSpan: turnTrace === undefined ? parentSpan : Option.some(turnTrace),
+        stageSpans: CallTrace.isExporting(tracer),
+        env,
+        interruptReason: undefined,
+        failedAt: undefined,
+        stoppedBy: undefined
+      }
+      const duplicates = duplicateIds(calls)
+      const batches = planTurn(calls, isReadOnly, new Set(duplicates.keys()), turnOptions?.parallel ?? true)
+      const concurrency = turnOptions?.concurrency ?? 8
+      const stopOnError = turnOptions?.stopOnError ?? false
+
+      const loop = Effect.forEach(batches, (batch) => {
+        if (turn.stoppedBy !== undefined || (stopOnError && turn.failedAt !== undefined)) return Effect.void
+        return runBatch(turn, batch, concurrency)
+      }, { discard: true })
+
+      const interruptWhen = turnOptions?.interruptWhen
+      const body = interruptWhen === undefined ? loop : Effect.raceFirst(
+        loop,
+        Effect.flatMap(interruptWhen, (reason) =>
+          Effect.sync(() => {
+            turn.interruptReason = reason
+          }))
+      )
+
+      const fill = Effect.suspend(() => {
+        const pending: Array<Effect.Effect<void>> = []
+        for (let i = 0; i < calls.length; i++) {
+          if (turn.results[i] !== undefined) continue
+          const toolName = shownName(Pipeline.toolNameOf(calls[i]))
+          const duplicate = duplicates.get(i)
+          const error = duplicate !== undefined
+            ? new ToolError.DuplicateCallId({ toolName, callId: redactText(duplicate) })
+            : new ToolError.NotExecuted({
+              toolName,
+              reason: turn.interruptReason !== undefined
+                ? `the turn was interrupted before it started (${turn.interruptReason})`
+                : turn.stoppedBy !== undefined
+                ? `the user stopped the turn when denying an earlier call (${
+                  ToolError.printableName(redactText(Pipeline.callIdOf(calls[turn.stoppedBy])))
+                })`
+                : turn.failedAt !== undefined
+                ? `an earlier call (${
+                  ToolError.printableName(redactText(Pipeline.callIdOf(calls[turn.failedAt])))
+                }) failed and this turn stops at the first failure`
+                : "the turn ended before it started"
+            })
+          // A call that never ran took no time.
+          pending.push(fail(turn, i, error, clock.unsafeCurrentTimeMillis()))
+        }
+        return Effect.all(pending, { discard: true })
+      })
+
+      return body.pipe(
+        Effect.ensuring(watchdog.close()),
+        Effect.zipRight(fill),
+        Effect.onExit((exit) =>
+          Effect.sync(() => turnTrace?.end(clock.unsafeCurrentTimeNanos(), CallTrace.redactExit(exit, redactText)))
+        ),
+        Effect.map(() => turn.results as ReadonlyArray<ToolResult.ToolResult>)
+      )
+    })
+
+  return {
+    runTurn,
+    plan: (calls, turnOptions) =>
+      planTurn(calls, isReadOnly, new Set(duplicateIds(calls).keys()), turnOptions?.parallel ?? true)
+  }
+}
