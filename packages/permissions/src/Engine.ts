@@ -51,7 +51,10 @@
  * whole, and none at all when the command could not be read with certainty.
  *
  * This module keeps that order; what a call acts on, and how a rule list
- * meets it at each step, are `RuleMatch`'s.
+ * meets it at each step, are `RuleMatch`'s. The configuration is
+ * `EngineConfig`'s, the rule lists compiled once `RuleBook`'s, following
+ * links `TargetLinks`', reporting a decision `DecisionRecord`'s, and asking
+ * the person `AskPerson`'s.
  *
  * Every decision is reported to `onDecision` and recorded on a span, with
  * the arguments redacted. The span ends with its exit redacted too (see
@@ -61,13 +64,8 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
-import * as CallTrace from "@tool-runtime/core/CallTrace"
 import * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
-import * as StableJson from "@tool-runtime/core/StableJson"
-import * as ToolError from "@tool-runtime/core/ToolError"
-import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -75,95 +73,31 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Approver from "./Approver.js"
+import * as AskPerson from "./AskPerson.js"
 import * as AskReason from "./AskReason.js"
 import * as CommandLine from "./CommandLine.js"
-import * as CommandRisk from "./CommandRisk.js"
-import * as DenyCheck from "./DenyCheck.js"
+import * as DecisionRecord from "./DecisionRecord.js"
+import type * as EngineConfig from "./EngineConfig.js"
 import * as Mode from "./Mode.js"
-import * as PathRule from "./PathRule.js"
-import * as PermissionAudit from "./PermissionAudit.js"
+import type * as PermissionAudit from "./PermissionAudit.js"
 import * as PermissionHooks from "./PermissionHooks.js"
 import * as ReadOnlyCommands from "./ReadOnlyCommands.js"
 import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
+import * as RuleBook from "./RuleBook.js"
 import * as RuleMatch from "./RuleMatch.js"
 import * as SandboxRules from "./SandboxRules.js"
-import type * as Settings from "./Settings.js"
+import * as TargetLinks from "./TargetLinks.js"
 
 /**
- * @since 0.1.0
- * @category models
- */
-export interface Config {
-  /** Relative paths and path rules resolve against it. */
-  readonly workspaceRoot: string
-  /** Where `~/` in path rules points. Rules that use `~` fail to load without it. */
-  readonly homeDirectory?: string | undefined
-  /**
-   * Compare paths without case, as the file system does. Default: on macOS
-   * and Windows, whose default file systems do.
-   *
-   * @since 0.3.0
-   */
-  readonly caseInsensitivePaths?: boolean | undefined
-  /** Default: `default`. */
-  readonly mode?: Mode.Mode | undefined
-  readonly allow?: ReadonlyArray<string | Rule.Rule> | undefined
-  readonly ask?: ReadonlyArray<string | Rule.Rule> | undefined
-  readonly deny?: ReadonlyArray<string | Rule.Rule> | undefined
-  /**
-   * Registry names each rule name stands for, merged over {@link defaultTools}
-   * (a key given here replaces that key). A rule may always use a registry
-   * name directly.
-   */
-  readonly tools?: Readonly<Record<string, ReadonlyArray<string>>> | undefined
-  readonly hooks?: ReadonlyArray<PermissionHooks.Before> | undefined
-  readonly onDecision?: PermissionAudit.Listener | undefined
-  /**
-   * Allow without asking a command its tool confines to the OS sandbox
-   * (`sandbox: "confined"` on the subject) when no deny rule, ask rule,
-   * hook, mode or allow rule decided it, in `default` and `acceptEdits`.
-   * Default: off. It never allows a command that asks to leave the sandbox.
-   *
-   * @since 0.3.0
-   */
-  readonly autoAllowSandboxedCommands?: boolean | undefined
-}
-
-/**
- * The rule names users know, mapped to the registry names of the node
- * package's tools and the usual names of shell and fetch tools.
+ * What an engine is made from, and the rule names users know: see
+ * `EngineConfig`.
  *
  * @since 0.1.0
- * @category defaults
  */
-export const defaultTools: Readonly<Record<string, ReadonlyArray<string>>> = {
-  Bash: ["bash", "shell", "run_command"],
-  Read: ["read_file", "list_directory", "glob", "grep"],
-  Edit: ["write_file", "edit_file"],
-  Write: ["write_file"],
-  WebFetch: ["web_fetch", "fetch_url"]
-}
-
-/**
- * An engine configuration from loaded settings; `options` adds what a
- * settings file does not say (the workspace, hooks, a listener) and may
- * override the mode and `autoAllowSandboxedCommands` (command-line flags).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const configFromSettings = (
-  settings: Settings.Settings,
-  options: Omit<Config, "allow" | "ask" | "deny">
-): Config => ({
-  ...options,
-  mode: options.mode ?? settings.defaultMode,
-  autoAllowSandboxedCommands: options.autoAllowSandboxedCommands ?? settings.autoAllowSandboxedCommands,
-  allow: settings.allow,
-  ask: settings.ask,
-  deny: settings.deny
-})
+export type { Config } from "./EngineConfig.js"
+/** @since 0.1.0 */
+export { configFromSettings, defaultTools } from "./EngineConfig.js"
 
 /**
  * @since 0.1.0
@@ -182,8 +116,6 @@ export interface Service extends Policy.Service {
  */
 export class Engine extends Context.Tag("@tool-runtime/permissions/Engine")<Engine, Service>() {}
 
-const maxInputChars = 2_000
-
 // ---------------------------------------------------------------------------
 // the engine
 // ---------------------------------------------------------------------------
@@ -198,7 +130,7 @@ const maxInputChars = 2_000
  * @category constructors
  */
 export const make = (
-  config: Config
+  config: EngineConfig.Config
 ): Effect.Effect<
   Service,
   Rule.InvalidRule | CommandLine.ParserUnavailable,
@@ -217,83 +149,31 @@ export const make = (
  * @category constructors
  */
 export const makeIgnoringSymlinks = (
-  config: Config
+  config: EngineConfig.Config
 ): Effect.Effect<Service, Rule.InvalidRule | CommandLine.ParserUnavailable, Redactor.Redactor | Approver.Approver> =>
   makeWith(config, Option.none())
 
 const makeWith = (
-  config: Config,
+  config: EngineConfig.Config,
   fileSystem: Option.Option<FileSystem.FileSystem>
 ): Effect.Effect<Service, Rule.InvalidRule | CommandLine.ParserUnavailable, Redactor.Redactor | Approver.Approver> =>
   Effect.gen(function*() {
     const redactor = yield* Redactor.Redactor
     const approver = yield* Approver.Approver
     const commandLine = yield* CommandLine.make
-    const location: Rule.Location = {
-      workspaceRoot: Rule.normalize(config.workspaceRoot),
-      homeDirectory: config.homeDirectory,
-      caseInsensitive: config.caseInsensitivePaths ??
-        PathRule.defaultCaseInsensitive(globalThis.process?.platform ?? "")
-    }
-    const denyRules = yield* RuleMatch.compileAll(config.deny, location, "deny")
-    const askRules = yield* RuleMatch.compileAll(config.ask, location, "ask")
-    const allowRules = yield* RuleMatch.compileAll(config.allow, location, "allow")
-    const readOnlyRules = (yield* RuleMatch.compileAll(ReadOnlyCommands.rules, location, "allow")).map((rule) => ({
-      ...rule,
-      guard: ReadOnlyCommands.simpleForm
-    }))
-    // The paths a path leads to through symbolic links (the path itself when
-    // links are ignored).
-    const linked = (path: string): Effect.Effect<ReadonlyArray<string>> =>
-      Option.isNone(fileSystem)
-        ? Effect.succeed([path])
-        : PathRule.candidates(path).pipe(Effect.provideService(FileSystem.FileSystem, fileSystem.value))
-    // A path, and every path a command line names or writes, as written and where links lead.
-    const withLinks = (target: RuleMatch.Target): Effect.Effect<RuleMatch.Target> => {
-      switch (target._tag) {
-        case "Path":
-          return Effect.map(linked(target.path), (paths) => ({
-            ...target,
-            paths: paths.length === 0 ? [target.path] : paths,
-            inside: paths.every((path) => Rule.isInside(path, location.workspaceRoot))
-          }))
-        case "Command":
-          return Option.isNone(fileSystem) ? Effect.succeed(target) : Effect.map(
-            Effect.forEach(
-              RuleMatch.linePaths(target.analysis, location),
-              (path) => Effect.map(linked(path), (paths) => [path, paths] as const)
-            ),
-            (pairs) => {
-              const leads = new Map(pairs.filter(([path, paths]) => paths.length > 1 || paths[0] !== path))
-              return leads.size === 0 ? target : { ...target, leadsTo: (path) => leads.get(path) ?? [path] }
-            }
-          )
-        default:
-          return Effect.succeed(target)
-      }
-    }
-    const aliases = new Map(
-      Object.entries({ ...defaultTools, ...config.tools }).map(([name, tools]) => [name, new Set(tools)])
-    )
-    const editAllows = allowRules.filter((rule) =>
-      (rule.rule.tool === "Edit" || rule.rule.tool === "Write") && rule.path !== undefined && Either.isRight(rule.path)
-    )
-    const acceptEditsRules = (yield* RuleMatch.compileAll(CommandRisk.fileCommandRules, location, "allow")).map((
-      rule
-    ) => ({
-      ...rule,
-      // No file command writes a protected place: from every directory a `cd` could leave
-      // it in, nor where a link leads.
-      guard: (words: ReadonlyArray<string>, where: RuleMatch.Where) =>
-        CommandRisk.fileCommandForm(words) &&
-        words.slice(1).every((word) =>
-          where.cwds.every((cwd) =>
-            where.leadsTo(Rule.resolve(word, { ...location, workspaceRoot: cwd })).every((path) =>
-              RuleMatch.protectedIn(path, location) === undefined
-            )
-          )
-        )
-    }))
+    const {
+      acceptEditsRules,
+      acceptEditsTexts,
+      allowRules,
+      allowTexts,
+      askRules,
+      denyCheck,
+      editAllows,
+      forTool,
+      location,
+      readOnlyRules
+    } = yield* RuleBook.make(config)
+    const withLinks = TargetLinks.make(fileSystem, location)
     const hooks = config.hooks ?? []
     const modeRef = yield* Ref.make<Mode.Mode>(config.mode ?? "default")
     const session = yield* Ref.make<ReadonlyArray<RuleMatch.Compiled>>([])
@@ -302,130 +182,15 @@ const makeWith = (
     const asking = yield* Effect.makeSemaphore(1)
 
     const redact = (text: string) => redactor.redact(text).text
-    // Each list's rules for a tool, filtered once: the lists are fixed, and the
-    // session's is replaced (not changed) when the person adds a rule.
-    const byTool = new WeakMap<ReadonlyArray<RuleMatch.Compiled>, Map<string, ReadonlyArray<RuleMatch.Compiled>>>()
-    const forTool = (rules: ReadonlyArray<RuleMatch.Compiled>, name: string): ReadonlyArray<RuleMatch.Compiled> => {
-      let names = byTool.get(rules)
-      if (names === undefined) byTool.set(rules, names = new Map())
-      let found = names.get(name)
-      if (found === undefined) names.set(name, found = rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases)))
-      return found
-    }
-    const denyCheck = DenyCheck.make({
-      deny: denyRules,
-      ask: askRules,
-      location,
-      aliases,
-      forTool
-    })
-    const allowTexts = new Set(allowRules.map((rule) => rule.text))
-    const acceptEditsTexts = new Set(acceptEditsRules.map((rule) => rule.text))
 
-    // Made by hand rather than with `Effect.withSpan`, which would end the
-    // span with the raw exit.
-    const traced = <A, E, R>(request: Policy.Request, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-      Effect.flatMap(
-        Effect.makeSpan("permissions.authorize", {
-          attributes: { "tool.name": request.tool.name },
-          kind: "internal",
-          captureStackTrace: false
-        }),
-        (span) =>
-          effect.pipe(
-            Effect.withParentSpan(span),
-            Effect.onExit((exit) =>
-              Effect.flatMap(
-                Clock.currentTimeNanos,
-                (now) => Effect.sync(() => span.end(now, CallTrace.redactExit(exit, redact)))
-              )
-            )
-          )
-      )
+    const traced = DecisionRecord.traced(redact)
 
     const authorize = (request: Policy.Request) =>
       Effect.gen(function*() {
         const mode = yield* Ref.get(modeRef)
         const tool = request.tool
-        const trail: Array<string> = []
-        // Set once a sandbox rule applies, for the audit.
-        let sandboxRule: PermissionAudit.SandboxRule | undefined = undefined
-        const inputText = (input: unknown) => {
-          const text = redact(StableJson.stringify(input))
-          return text.length > maxInputChars ? `${text.slice(0, maxInputChars)}… (${text.length} characters)` : text
-        }
-
-        const record = (
-          outcome: "allow" | "deny",
-          decidedBy: PermissionAudit.DecidedBy,
-          reason: string,
-          details: {
-            readonly input: unknown
-            readonly target: RuleMatch.Target | undefined
-            readonly rewritten: boolean
-            readonly asked?: boolean
-            readonly stored?: ReadonlyArray<string>
-          }
-        ) =>
-          Effect.gen(function*() {
-            const subject = details.target === undefined ? undefined : RuleMatch.describeSubject(details.target)
-            const decision: PermissionAudit.Decision = {
-              callId: redact(request.callId),
-              toolName: tool.name,
-              outcome,
-              rewritten: details.rewritten,
-              decidedBy,
-              reason: redact(reason),
-              trail: trail.map(redact),
-              mode,
-              asked: details.asked ?? false,
-              stored: (details.stored ?? []).map(redact),
-              subject: subject === undefined ? undefined : redact(subject),
-              ...(details.target?._tag === "Command" && details.target.sandbox !== undefined
-                ? { sandbox: details.target.sandbox }
-                : {}),
-              ...(sandboxRule === undefined ? {} : { sandboxRule }),
-              input: inputText(details.input),
-              at: yield* Clock.currentTimeMillis
-            }
-            yield* Effect.annotateCurrentSpan({
-              "permission.outcome": decision.outcome,
-              "permission.decided_by": decision.decidedBy._tag,
-              "permission.rule": decidedByRule(decidedBy),
-              "permission.reason": decision.reason,
-              "permission.asked": decision.asked,
-              "permission.rewritten": decision.rewritten,
-              "permission.subject": decision.subject ?? "",
-              "permission.sandbox_rule": decision.sandboxRule ?? "",
-              "permission.input": decision.input
-            })
-            if (config.onDecision !== undefined) {
-              // A broken listener must not turn a decision into a crash of the turn.
-              yield* Effect.catchAllCause(
-                config.onDecision(decision),
-                (cause) => Effect.logWarning(`the permission audit listener failed: ${redact(Cause.pretty(cause))}`)
-              )
-            }
-          })
-
-        const denied = (
-          decidedBy: PermissionAudit.DecidedBy,
-          reason: string,
-          details: { readonly input: unknown; readonly target: RuleMatch.Target | undefined; readonly asked?: boolean },
-          stopTurn?: boolean
-        ) =>
-          Effect.zipRight(
-            record("deny", decidedBy, reason, { ...details, rewritten: false }),
-            Effect.fail(
-              new ToolError.PermissionDenied({
-                toolName: tool.name,
-                reason: redact(reason),
-                decidedBy: redact(PermissionAudit.describe(decidedBy)),
-                ...(stopTurn === true ? { stopTurn: true } : {})
-              })
-            )
-          )
-
+        const recorder = DecisionRecord.make(request, mode, redact, config)
+        const { denied, record, setSandboxRule, trail } = recorder
         // 1. Before-call hooks: what follows judges the call as they left it.
         const before = yield* PermissionHooks.runBefore(hooks, request).pipe(
           Effect.tapError((error) =>
@@ -436,8 +201,7 @@ const makeWith = (
             })
           )
         )
-        const verdict = (notes: ReadonlyArray<string>, input: unknown, rewritten: boolean): Policy.Verdict =>
-          rewritten ? { _tag: "Rewrite", input, note: notes.join("; ") } : Policy.allow
+        const verdict = DecisionRecord.verdict
         const allowed = (
           decidedBy: PermissionAudit.DecidedBy,
           reason: string,
@@ -501,146 +265,30 @@ const makeWith = (
           )
         }
 
-        /**
-         * `required`: the mode may deny the question but never answer it with an
-         * allow. `hint`: what the model can do instead, told when no one answers.
-         */
-        const askPerson = (why: string, offer: boolean, required = false, hint?: string) =>
-          Effect.gen(function*() {
-            if (unconfined) sandboxRule = "unsandboxed-always-asks"
-            const answer = required && !unconfined
-              ? Mode.onRequiredAsk(mode, facts, why)
-              : SandboxRules.onAsk(
-                mode,
-                facts,
-                placement,
-                hint === undefined ? undefined : { cause: why, hint }
-              )
-            if (answer._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, answer.reason, target)
-            if (answer._tag === "Deny") {
-              return yield* denied({ _tag: "Mode", mode }, answer.reason, { input: before.input, target })
-            }
-            return yield* asking.withPermits(1)(Effect.gen(function*() {
-              if (offer) {
-                // Another call's "always allow" may have covered this one while it waited.
-                const rules = RuleMatch.allowMatch(
-                  forTool(yield* Ref.get(session), tool.name),
-                  target,
-                  location,
-                  writable
-                )
-                if (rules !== undefined) {
-                  return yield* allowed(
-                    { _tag: "Rule", list: "session", rules },
-                    "allowed for the session by the person",
-                    target
-                  )
-                }
-              }
-              const suggested = offer
-                ? RuleMatch.suggest(
-                  tool,
-                  target,
-                  [...forTool(allowRules, tool.name), ...forTool(yield* Ref.get(session), tool.name)],
-                  location
-                )
-                : []
-              // A rule that would hold a secret is not offered: it would be shown,
-              // stored and logged, and redacting it would make it match nothing.
-              const rules = suggested.some((rule) => redactor.redact(rule).count > 0) ? [] : suggested
-              const subject = RuleMatch.describeSubject(target)
-              const prompt: Approver.Prompt = {
-                callId: redact(request.callId),
-                toolName: tool.name,
-                description: tool.description,
-                risk: tool.risk,
-                readOnly: tool.readOnly,
-                input: inputText(before.input),
-                subject: subject === undefined ? undefined : redact(subject),
-                reason: redact(why),
-                rules
-              }
-              trail.push(`asked: ${why}`)
-              const reply = yield* approver.ask(prompt).pipe(
-                // A prompt that crashes is no one to ask: the call is denied, the turn goes on.
-                Effect.catchAllDefect(() =>
-                  Effect.fail(new Approver.Unavailable({ reason: "the approval prompt failed" }))
-                ),
-                Effect.either
-              )
-              if (Either.isLeft(reply)) {
-                return yield* denied(
-                  { _tag: "NoApprover" },
-                  `it needs approval (${why}) and ${reply.left.reason}. ${
-                    hint ?? "Use tools the permission rules allow, or tell the user what you need"
-                  }`,
-                  { input: before.input, target }
-                )
-              }
-              const answer = reply.right
-              switch (answer._tag) {
-                case "AllowOnce":
-                  return yield* allowed(
-                    { _tag: "Approver", answer: "allow_once" },
-                    "the person allowed it once",
-                    target,
-                    { asked: true }
-                  )
-                case "AllowAlways": {
-                  // Exactly the displayed rules: nothing the person did not see.
-                  const stored = yield* RuleMatch.compileAll(rules, location, "allow").pipe(Effect.orDie)
-                  yield* Ref.update(session, (current) => {
-                    const known = new Set(current.map((rule) => rule.text))
-                    return [...current, ...stored.filter((rule) => !known.has(rule.text))]
-                  })
-                  return yield* allowed(
-                    { _tag: "Approver", answer: rules.length === 0 ? "allow_once" : "allow_always" },
-                    rules.length === 0
-                      ? "the person allowed it (no rule could be stored for it)"
-                      : `the person allowed it always: ${rules.join(", ")}`,
-                    target,
-                    { asked: true, stored: rules }
-                  )
-                }
-                case "AllowWithInput": {
-                  const note = answer.note === undefined || answer.note === ""
-                    ? "the person approving the call changed it"
-                    : `the person approving the call changed it: ${answer.note}`
-                  const decoded = tool.decode(answer.input)
-                  // A changed input is checked against the deny rules again:
-                  // deny wins over the person too. One that does not decode is
-                  // rejected by the runtime's validation before it runs.
-                  const changed = Either.isRight(decoded)
-                    ? yield* withLinks(RuleMatch.analyse(tool.subject(decoded.right), location, commandLine))
-                    : undefined
-                  const match = changed === undefined ? undefined : denyCheck.match(tool.name, changed)
-                  if (match !== undefined) {
-                    return yield* denied(
-                      { _tag: "Rule", list: "deny", rules: [match.rule] },
-                      `the deny rule ${match.rule} forbids the changed input${
-                        match.detail === undefined ? "" : ` (${match.detail})`
-                      }`,
-                      { input: answer.input, target: changed, asked: true }
-                    )
-                  }
-                  yield* record("allow", { _tag: "Approver", answer: "allow_with_input" }, note, {
-                    input: answer.input,
-                    target: changed,
-                    rewritten: true,
-                    asked: true
-                  })
-                  return verdict([...before.notes, note], answer.input, true)
-                }
-                case "Deny":
-                  return yield* denied(
-                    { _tag: "Approver", answer: "deny" },
-                    answer.message.trim() === "" ? "the user denied it" : `the user denied it: ${answer.message}`,
-                    { input: before.input, target, asked: true },
-                    answer.stopTurn
-                  )
-              }
-            }))
-          })
+        const askPerson = AskPerson.make({
+          request,
+          mode,
+          facts,
+          target,
+          placement,
+          unconfined,
+          before,
+          writable,
+          recorder,
+          allowed,
+          verdict,
+          asking,
+          session,
+          forTool,
+          allowRules,
+          location,
+          redactor,
+          redact,
+          approver,
+          withLinks,
+          commandLine,
+          denyCheck
+        })
 
         // A command leaving the sandbox: nothing below may allow it without a question.
         const sandboxNote = unconfined ? `; ${SandboxRules.unconfinedReason}` : ""
@@ -773,7 +421,7 @@ const makeWith = (
           ReadReach.throughHistory(target.analysis, reach)
         if (history) trail.push("it could read guarded files from the repository's history")
         if (!history && SandboxRules.autoAllows(mode, config.autoAllowSandboxedCommands === true, placement)) {
-          sandboxRule = "sandbox-auto-allow"
+          setSandboxRule("sandbox-auto-allow")
           return yield* allowed({ _tag: "Sandbox" }, SandboxRules.autoAllowReason, target)
         }
 
@@ -812,9 +460,6 @@ const makeWith = (
     } satisfies Service
   })
 
-const decidedByRule = (decidedBy: PermissionAudit.DecidedBy): string =>
-  decidedBy._tag === "Rule" ? decidedBy.rules.join(", ") : ""
-
 /**
  * The engine as both its own tag and core's `Policy`; it follows symbolic
  * links with the `FileSystem` it is given (see {@link make}).
@@ -823,7 +468,7 @@ const decidedByRule = (decidedBy: PermissionAudit.DecidedBy): string =>
  * @category layers
  */
 export const layer = (
-  config: Config
+  config: EngineConfig.Config
 ): Layer.Layer<
   Engine | Policy.Policy,
   Rule.InvalidRule | CommandLine.ParserUnavailable,
@@ -838,7 +483,7 @@ export const layer = (
  * @category layers
  */
 export const layerIgnoringSymlinks = (
-  config: Config
+  config: EngineConfig.Config
 ): Layer.Layer<
   Engine | Policy.Policy,
   Rule.InvalidRule | CommandLine.ParserUnavailable,
