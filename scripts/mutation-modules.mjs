@@ -27,12 +27,25 @@ export const modules = {
       "packages/permissions/test/PathRule.test.ts",
       "packages/permissions/test/CheckPath.test.ts",
       "packages/permissions/test/EngineLinks.test.ts",
+      // Path rules reach users through the engine and the shell's read reach.
+      "packages/permissions/test/Engine.test.ts",
+      "packages/permissions/test/Documented.test.ts",
+      "packages/permissions/test/ReadReach.test.ts",
+      "packages/permissions/test/WorkspaceBounds.test.ts",
       "packages/permissions/test/*Path*.test.ts",
       "packages/permissions/test/*Link*.test.ts"
     ]
   },
   "command-readings": {
-    mutate: ["packages/permissions/src/CommandReadings.ts", "packages/permissions/src/CommandRisk.ts"],
+    mutate: [
+      "packages/permissions/src/CommandReadings.ts",
+      "packages/permissions/src/ReadingSet.ts",
+      "packages/permissions/src/WordFields.ts",
+      "packages/permissions/src/EmbeddedScripts.ts",
+      "packages/permissions/src/LexicalReadings.ts",
+      "packages/permissions/src/CommandNodeReadings.ts",
+      "packages/permissions/src/CommandRisk.ts"
+    ],
     tests: [
       "packages/permissions/test/CommandLine.test.ts",
       "packages/permissions/test/Readings21.test.ts",
@@ -52,7 +65,14 @@ export const modules = {
     ]
   },
   engine: {
-    mutate: ["packages/permissions/src/Engine.ts"],
+    mutate: [
+      "packages/permissions/src/Engine.ts",
+      "packages/permissions/src/EngineConfig.ts",
+      "packages/permissions/src/RuleBook.ts",
+      "packages/permissions/src/TargetLinks.ts",
+      "packages/permissions/src/DecisionRecord.ts",
+      "packages/permissions/src/AskPerson.ts"
+    ],
     tests: [
       "packages/permissions/test/Engine*.test.ts",
       "packages/permissions/test/CheckPath.test.ts",
