@@ -4,7 +4,10 @@
  * stay masked unless `replaceDefaultDenyRead` is exactly `true`; and the
  * permission engine's Read deny rules are masked under every confined
  * policy (read-only included), while its Edit deny rules add read-only
- * mounts only where something is writable.
+ * mounts only where something is writable. `writableGitMetadata: true`
+ * leaves git's hooks and configuration as writable as the rest of the
+ * tree, and each real path is masked once, however many settings and
+ * rules name it.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
@@ -31,6 +34,19 @@ const fixture = () => {
   }
   for (const file of [".netrc", ".npmrc"]) NodeFs.writeFileSync(NodePath.join(home, file), "x\n")
   return { workspace, home }
+}
+
+/** A repository in the workspace (hooks and config) and one nested in it without hooks. */
+const repositories = (workspace: string) => {
+  const top = NodePath.join(workspace, ".git")
+  const nested = NodePath.join(workspace, "vendor", "lib", ".git")
+  NodeFs.mkdirSync(NodePath.join(top, "hooks"), { recursive: true })
+  NodeFs.mkdirSync(nested, { recursive: true })
+  for (const gitDir of [top, nested]) {
+    NodeFs.writeFileSync(NodePath.join(gitDir, "HEAD"), "ref: refs/heads/main\n")
+    NodeFs.writeFileSync(NodePath.join(gitDir, "config"), "[core]\n")
+  }
+  return { top, nested }
 }
 
 const exactly = (path: string, rule: string): PathMask.PathMatcher => ({
@@ -64,6 +80,12 @@ describe("the sandbox layout honours its settings", () => {
       SandboxLayout.plan({ workspace, home, writablePaths: ["~/.cache"] }, "read-only", "").writable,
       []
     )
+  })
+
+  it("~ alone in a writable path is the configured home itself", () => {
+    const { home, workspace } = fixture()
+    const plan = SandboxLayout.plan({ workspace, home, writablePaths: ["~"] }, "workspace-write", "")
+    assert.deepStrictEqual(plan.writable, [workspace, home])
   })
 
   it("the default denied paths are masked unless replaceDefaultDenyRead is true", () => {
@@ -114,5 +136,54 @@ describe("the sandbox layout honours its settings", () => {
     const readOnly = right(SandboxLayout.withMatches(config, SandboxLayout.plan(config, "read-only", "")))
     assert.deepStrictEqual(readOnly.readOnly, [])
     assert.deepStrictEqual(readOnly.denied, [])
+  })
+
+  it("writableGitMetadata: true leaves git's hooks and config writable; unset or false, they are protected", () => {
+    const { home, workspace } = fixture()
+    const { nested, top } = repositories(workspace)
+    const open = SandboxLayout.plan(
+      { workspace, home, replaceDefaultDenyRead: true, writableGitMetadata: true },
+      "workspace-write",
+      ""
+    )
+    assert.deepStrictEqual(
+      { pinned: open.pinned, readOnly: open.readOnly, emptyReadOnly: open.emptyReadOnly },
+      { pinned: [], readOnly: [], emptyReadOnly: [] }
+    )
+    assert.deepStrictEqual(SandboxLayout.bubblewrapArgs(open, undefined).filter((arg) => arg.includes(".git")), [])
+    for (const writableGitMetadata of [undefined, false]) {
+      const guarded = SandboxLayout.plan(
+        { workspace, home, replaceDefaultDenyRead: true, writableGitMetadata },
+        "workspace-write",
+        ""
+      )
+      const because = `writableGitMetadata: ${writableGitMetadata}`
+      assert.includeMembers([...guarded.readOnly], [NodePath.join(top, "hooks"), NodePath.join(top, "config")], because)
+      assert.deepStrictEqual(guarded.emptyReadOnly, [NodePath.join(nested, "hooks")], because)
+      assert.includeMembers([...guarded.pinned], [top, nested], because)
+    }
+  })
+
+  it("each real path is masked once, however many settings and rules name it", () => {
+    const { home, workspace } = fixture()
+    const secret = NodePath.join(workspace, "secret")
+    NodeFs.symlinkSync(secret, NodePath.join(workspace, "secret-link"))
+    const config: SandboxLayout.Input = {
+      workspace,
+      home,
+      // ~/.ssh is a default too; the others are the same directory named three ways.
+      denyRead: ["~/.ssh", "secret", "./secret/", "secret-link", secret],
+      denyReadMatching: [exactly(secret, "Read(./secret/**)"), exactly(NodePath.join(home, ".npmrc"), "Read(~/.npmrc)")]
+    }
+    const expected = [...defaults(home), secret].sort()
+    for (const policy of ["read-only", "workspace-write"] as const) {
+      const layout = SandboxLayout.plan(config, policy, "")
+      assert.deepStrictEqual(deniedPaths(layout), expected, `${policy}: the settings alone`)
+      assert.deepStrictEqual(
+        deniedPaths(right(SandboxLayout.withMatches(config, layout))),
+        expected,
+        `${policy}: with the Read deny rules`
+      )
+    }
   })
 })
