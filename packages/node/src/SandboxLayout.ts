@@ -68,9 +68,9 @@ export interface Input {
   readonly workspace: string
   /** Default `workspace-write`. */
   readonly policy?: Policy | undefined
-  /** Writable beside the workspace under `workspace-write` (caches, a second checkout). */
+  /** Writable beside the workspace under `workspace-write` (caches, a second checkout); `~/` is the home, a relative path is relative to the workspace. */
   readonly writablePaths?: ReadonlyArray<string> | undefined
-  /** Masked for reading, added to {@link defaultDenyRead}. */
+  /** Masked for reading, added to {@link defaultDenyRead}; `~/` is the home, a relative path is relative to the workspace. */
   readonly denyRead?: ReadonlyArray<string> | undefined
   /** Replaces {@link defaultDenyRead} (relative to the home directory) when set. */
   readonly replaceDefaultDenyRead?: boolean | undefined
@@ -180,7 +180,11 @@ const pinnedFor = (
 export const plan = (config: Input, policy: Policy, privateTmp: string): Plan => {
   const home = config.home ?? NodeOs.homedir()
   const workspace = realOrUndefined(config.workspace) ?? NodePath.resolve(config.workspace)
-  const extra = (config.writablePaths ?? []).map((path) => realOrUndefined(expandHome(path, home)))
+  // Relative entries are relative to the workspace, as denyRead's are: never
+  // to wherever the process happens to have been started.
+  const extra = (config.writablePaths ?? []).map((path) =>
+    realOrUndefined(NodePath.resolve(workspace, expandHome(path, home)))
+  )
     .filter((path): path is string => path !== undefined)
   const deniedInput = [...(config.replaceDefaultDenyRead === true ? [] : defaultDenyRead), ...(config.denyRead ?? [])]
   const denied: Array<{ path: string; directory: boolean }> = []
