@@ -32,6 +32,7 @@ export const modules = {
       "packages/permissions/test/Documented.test.ts",
       "packages/permissions/test/ReadReach.test.ts",
       "packages/permissions/test/WorkspaceBounds.test.ts",
+      "packages/permissions/test/SandboxRules.test.ts",
       "packages/permissions/test/*Path*.test.ts",
       "packages/permissions/test/*Link*.test.ts"
     ]
