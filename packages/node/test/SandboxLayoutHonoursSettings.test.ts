@@ -90,19 +90,12 @@ describe("the sandbox layout honours its settings", () => {
 
   it("a relative writable path is relative to the workspace, not to the process's directory", () => {
     const { home, workspace } = fixture()
-    NodeFs.mkdirSync(NodePath.join(workspace, "build"))
-    // A directory of that name where the process runs, which must not become writable.
-    const elsewhere = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "cwd-"))
-    NodeFs.mkdirSync(NodePath.join(elsewhere, "build"))
-    const before = process.cwd()
-    process.chdir(elsewhere)
-    try {
-      const plan = SandboxLayout.plan({ workspace, home, writablePaths: ["build"] }, "workspace-write", "")
-      assert.deepStrictEqual(plan.writable, [workspace, NodePath.join(workspace, "build")])
-    } finally {
-      process.chdir(before)
-      NodeFs.rmSync(elsewhere, { recursive: true, force: true })
-    }
+    // A name the process's directory does not hold (the test cannot change
+    // directory: a worker thread may not), which the workspace does.
+    const name = NodePath.basename(NodeFs.mkdtempSync(NodePath.join(workspace, "out-")))
+    assert.isFalse(NodeFs.existsSync(NodePath.resolve(name)))
+    const plan = SandboxLayout.plan({ workspace, home, writablePaths: [name] }, "workspace-write", "")
+    assert.deepStrictEqual(plan.writable, [workspace, NodePath.join(workspace, name)])
   })
 
   it("the default denied paths are masked unless replaceDefaultDenyRead is true", () => {
