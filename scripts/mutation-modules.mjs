@@ -62,7 +62,9 @@ export const modules = {
       "packages/permissions/test/Engine.test.ts",
       "packages/permissions/test/Documented.test.ts",
       "packages/permissions/test/*ReadOnly*.test.ts",
-      "packages/permissions/test/*Boundar*.test.ts"
+      "packages/permissions/test/*Boundar*.test.ts",
+      "packages/permissions/test/IssueReproductions.test.ts",
+      "packages/permissions/test/CommandLineAttack.test.ts"
     ]
   },
   engine: {
@@ -79,7 +81,17 @@ export const modules = {
       "packages/permissions/test/CheckPath.test.ts",
       "packages/permissions/test/Documented.test.ts",
       "packages/permissions/test/AskReason.test.ts",
-      "packages/permissions/test/IssueReproductions.test.ts"
+      "packages/permissions/test/IssueReproductions.test.ts",
+      // The engine's link resolution, protected paths, hooks and audit reach
+      // it only through these.
+      "packages/permissions/test/PathRulesThroughLinks.test.ts",
+      "packages/permissions/test/ProtectedPaths.test.ts",
+      "packages/permissions/test/WritesAfterCd.test.ts",
+      "packages/permissions/test/Permission*.test.ts",
+      "packages/permissions/test/AlwaysAllowOffersNoSecret.test.ts",
+      "packages/permissions/test/Settings.test.ts",
+      "packages/permissions/test/RecursiveRemoval.test.ts",
+      "packages/permissions/test/WorkspaceBounds.test.ts"
     ]
   },
   "sandbox-plan": {
