@@ -163,7 +163,12 @@ const reaches: ReadonlyArray<readonly [string, string, "match" | "contains" | un
   ["//a/b/c", "/**/c", "match"],
   ["//a/b/c", "/a/**", "match"],
   ["//a/b/c", "/a", "contains"],
-  ["//a/b/c", "/a/x", undefined]
+  ["//a/b/c", "/a/x", undefined],
+  // the walks keep one visited mark per pair of positions: states that a
+  // looser key would merge are told apart
+  ["//[ab]?*a", "/*", "match"],
+  ["//aa/*a*/[ab]/**/*x", "/**", "match"],
+  ["//aa/xa*/**/*/*a", "/**", "match"]
 ]
 
 describe("PathRule.reach over a shell glob", () => {
