@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Random from "effect/Random"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -100,6 +101,19 @@ describe("PathWalk edges", () => {
         failureOf(yield* Effect.exit(Effect.scoped(PathWalk.directory(root, "file.txt")))),
         "Errno:ENOTDIR"
       )
+    }))
+
+  it.scoped("a link to a directory is followed from where it is, whatever the root holds under its name", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      NodeFs.mkdirSync(NodePath.join(root, "d"))
+      NodeFs.mkdirSync(NodePath.join(root, "e"))
+      NodeFs.writeFileSync(NodePath.join(root, "l"), "A FILE AT THE ROOT\n")
+      NodeFs.symlinkSync("../e", NodePath.join(root, "d", "l"))
+      const found = yield* Effect.scoped(PathWalk.entry(root, "d/l/f.txt"))
+      assert.strictEqual(found.real, NodePath.join(root, "e", "f.txt"))
+      const reached = yield* Effect.scoped(Effect.map(PathWalk.directory(root, "d/l"), (d) => d.real))
+      assert.strictEqual(reached, NodePath.join(root, "e"))
     }))
 
   it.scoped("an entry for the root itself, or a link to it, is EISDIR", () =>
@@ -225,6 +239,16 @@ describe("PathWalk edges", () => {
       assert.strictEqual(summary.unreadable, 0)
     }))
 
+  it.scoped("tree sorts names as JavaScript strings, not as the system lists them", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      // UTF-8 bytes put U+E000..U+FFFF before astral characters; UTF-16 code units put them after.
+      const names = ["b", "\uE000a", "\uFFFDx", "\u{1F600}1", "a", "\uE000b", "\u{1F642}", "\u{1F600}2", "\uFF5E", "c"]
+      for (const name of names) NodeFs.writeFileSync(NodePath.join(root, name), "")
+      const { seen } = yield* visitAll(root, noTree)
+      assert.deepStrictEqual(seen, [...names].sort())
+    }))
+
   it.scoped("tree stops when visit says so, in a directory or below it", () =>
     Effect.gen(function*() {
       const root = yield* tempRoot
@@ -242,6 +266,19 @@ describe("PathWalk edges", () => {
       const nested = yield* visitAll(root, noTree, "d1/x")
       assert.deepStrictEqual(nested.seen, ["a", "b", "c", "d1", "d2", "d1/x"])
       assert.isTrue(nested.summary.exhausted)
+
+      // Stopped below d1: d2 is not even opened (it is gone, and that goes unnoticed).
+      const stopped = yield* Effect.scoped(Effect.gen(function*() {
+        const base = yield* PathWalk.directory(root, ".")
+        return yield* PathWalk.tree(base, noTree, (visit) =>
+          Effect.sync(() => {
+            if (visit.relative !== "d1/x") return true
+            NodeFs.rmSync(NodePath.join(root, "d2"), { recursive: true })
+            return false
+          }))
+      }))
+      assert.strictEqual(stopped.unreadable, 0)
+      assert.isTrue(stopped.exhausted)
     }))
 
   it.scoped("tree visits at most maxScanned entries", () =>
@@ -330,5 +367,25 @@ describe("PathWalk edges", () => {
       }))
       assert.strictEqual(NodeFs.readFileSync(NodePath.join(root, name), "utf8"), "LONG\n")
       assert.deepStrictEqual(NodeFs.readdirSync(root), [name])
+    }))
+
+  it.scoped("writeAtomic leaves alone a temporary name it did not create", () =>
+    Effect.gen(function*() {
+      const root = yield* tempRoot
+      // The same seed gives the same temporary name: someone else's file already has it.
+      const seed = "pathwalk-edges"
+      const n = yield* Effect.withRandom(Random.nextIntBetween(0, 2 ** 31 - 1), Random.make(seed))
+      const theirs = NodePath.join(root, `.out.txt.${n.toString(36)}.tmp`)
+      NodeFs.writeFileSync(theirs, "THEIRS\n")
+      const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+        const parent = yield* PathWalk.directory(root, ".")
+        yield* Effect.withRandom(
+          PathWalk.writeAtomic(parent, "out.txt", new TextEncoder().encode("MINE\n"), undefined),
+          Random.make(seed)
+        )
+      })))
+      assert.strictEqual(failureOf(exit), "Errno:EEXIST")
+      assert.strictEqual(NodeFs.readFileSync(theirs, "utf8"), "THEIRS\n")
+      assert.isFalse(NodeFs.existsSync(NodePath.join(root, "out.txt")))
     }))
 })
