@@ -81,6 +81,7 @@ export const modules = {
       "packages/permissions/test/CheckPath.test.ts",
       "packages/permissions/test/Documented.test.ts",
       "packages/permissions/test/AskReason.test.ts",
+      "packages/permissions/test/AskPerson*.test.ts",
       "packages/permissions/test/IssueReproductions.test.ts",
       // The engine's link resolution, protected paths, hooks and audit reach
       // it only through these.
