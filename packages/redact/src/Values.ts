@@ -160,17 +160,20 @@ export const isPlaceholder = (value: string): boolean =>
 
 /**
  * Whether the body of a vendor token (what follows its prefix) is a
- * placeholder rather than a credential: a run of `x`, `X`, `#`, `*` or `•`,
- * one character repeated, or (number groups aside) no digit and a word of
- * the examples (`RANDOMSTRINGHERE`, `yourtokenhere`, `your-bot-token`). A random body
- * holds four equal mask characters in a row, or no digit and such a word,
- * about once in a hundred thousand.
+ * placeholder rather than a credential: runs of four or more `x`, `X`, `#`,
+ * `*` or `•` making up at least half of it, one character repeated, or (number groups aside) no digit and a word of
+ * the examples (`RANDOMSTRINGHERE`, `yourtokenhere`, `your-bot-token`). A random
+ * body holds no digit and such a word about once in a hundred thousand; a
+ * run of `xxxx` inside it (a biased generator makes one often) leaves it a secret.
  *
  * @since 0.3.0
  * @category values
  */
 export const isPlaceholderToken = (body: string): boolean => {
-  if (/([xX#*•])\1{3}/.test(body)) return true
+  // Masked where most of it stands: a real body that happens to hold `xxxx`
+  // keeps the rest of its randomness, and is a secret still.
+  const masked = body.match(/([xX#*•])\1{3,}/g)
+  if (masked !== null && 2 * masked.join("").length >= body.length) return true
   const core = body.replace(/[-_.]/g, "")
   if (core.length > 0 && /^(.)\1*$/.test(core)) return true
   // Number groups are ids and versions (`xoxe.xoxp-1-…`); the rest holds the randomness.
