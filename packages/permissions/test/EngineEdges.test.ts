@@ -10,6 +10,7 @@ import * as Tool from "@tool-runtime/core/Tool"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import * as ExportingTracer from "../../core/test/ExportingTracer.js"
 import * as Approver from "../src/Approver.js"
 import * as Engine from "../src/Engine.js"
 import * as EngineConfig from "../src/EngineConfig.js"
@@ -304,4 +305,62 @@ describe("Engine edges", () => {
       assert.strictEqual(plain.autoAllowSandboxedCommands, true)
     })
   })
+
+  describe("a line that could read guarded files from git's history", () => {
+    const deny = ["Read(./secrets/**)"]
+
+    it.effect("is asked about, offering no rule, even where confined commands run unasked", () =>
+      Effect.gen(function*() {
+        const subject = yield* engineWith({ deny, autoAllowSandboxedCommands: true })
+        const req = request(sandboxedBash, { command: "git fetch", sandbox: "confined" })
+        assert.strictEqual(yield* outcomeOf(subject, req), "ask")
+        const prompt = yield* lastPrompt(subject)
+        assert.deepStrictEqual(prompt.rules, [])
+        assert.include(prompt.reason, "it runs git (or a command named only when it runs)")
+        assert.include(prompt.reason, "secrets")
+        assert.include(
+          (yield* lastDecision(subject)).trail,
+          "it could read guarded files from the repository's history"
+        )
+        // A confined line that reaches nothing guarded runs unasked.
+        const plain = request(sandboxedBash, { command: "make build", sandbox: "confined" })
+        assert.strictEqual(yield* outcomeOf(subject, plain), "allow:sandbox")
+        assert.strictEqual((yield* lastDecision(subject)).sandboxRule, "sandbox-auto-allow")
+      }))
+
+    it.effect("in dontAsk, the denial says what to do instead", () =>
+      Effect.gen(function*() {
+        const subject = yield* engineWith({ deny, mode: "dontAsk" })
+        const exit = yield* Effect.exit(subject.engine.authorize(request(bash, { command: "git fetch" })))
+        assert.isTrue(Exit.isFailure(exit))
+        const reason = (yield* lastDecision(subject)).reason
+        assert.include(reason, "it runs git")
+        assert.include(reason, "Use git status, add, commit or log without patches")
+      }))
+
+    it.effect("a line that reaches a guarded rule names it, not git's history", () =>
+      Effect.gen(function*() {
+        const subject = yield* engineWith({ deny })
+        assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "git log -p" })), "ask")
+        const prompt = yield* lastPrompt(subject)
+        assert.deepStrictEqual(prompt.rules, [])
+        assert.notInclude(prompt.reason, "it runs git (or a command named only when it runs)")
+        const decision = yield* lastDecision(subject)
+        assert.isTrue(decision.trail.some((step) => step.startsWith("it could reach ")), `${decision.trail}`)
+        const quiet = yield* engineWith({ deny, mode: "dontAsk" })
+        yield* Effect.exit(quiet.engine.authorize(request(bash, { command: "git log -p" })))
+        assert.notInclude((yield* lastDecision(quiet)).reason, "Use tools the rules allow")
+      }))
+  })
+
+  it.effect("the span names no subject when there is no target", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = ExportingTracer.make()
+      const subject = yield* engineWith({
+        hooks: [hookOf("bad", PermissionHooks.rewrite({ command: 42 }, "broke it"))]
+      })
+      yield* subject.engine.authorize(request(bash, { command: "make build" })).pipe(Effect.withTracer(tracer))
+      const span = spans.find((s) => s.name === "permissions.authorize")
+      assert.strictEqual(span?.attributes["permission.subject"], "")
+    }))
 })
