@@ -363,4 +363,22 @@ describe("Engine edges", () => {
       const span = spans.find((s) => s.name === "permissions.authorize")
       assert.strictEqual(span?.attributes["permission.subject"], "")
     }))
+
+  it.effect("an unconfined line with no allow rule offers none, and names every allow rule that matched", () =>
+    Effect.gen(function*() {
+      const subject = yield* engineWith({ allow: ["Bash(make build)", "Bash(make test)"] })
+      const bare = request(sandboxedBash, { command: "make lint", sandbox: "unconfined" })
+      assert.strictEqual(yield* outcomeOf(subject, bare), "ask")
+      assert.deepStrictEqual((yield* lastPrompt(subject)).rules, [])
+      const both = request(sandboxedBash, { command: "make build && make test", sandbox: "unconfined" })
+      assert.strictEqual(yield* outcomeOf(subject, both), "ask")
+      assert.include((yield* lastDecision(subject)).trail, "allow rule Bash(make build), Bash(make test) matches")
+    }))
+
+  it.effect("the git-history question names every Read rule it could print", () =>
+    Effect.gen(function*() {
+      const subject = yield* engineWith({ deny: ["Read(./secrets/**)", "Read(./.env)"] })
+      assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "git fetch" })), "ask")
+      assert.include((yield* lastPrompt(subject)).reason, "(Read(./secrets/**), Read(./.env))")
+    }))
 })
