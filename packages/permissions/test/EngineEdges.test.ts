@@ -381,4 +381,11 @@ describe("Engine edges", () => {
       assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "git fetch" })), "ask")
       assert.include((yield* lastPrompt(subject)).reason, "(Read(./secrets/**), Read(./.env))")
     }))
+
+  it.effect("an ask rule that matches one reading of a line says which", () =>
+    Effect.gen(function*() {
+      const subject = yield* engineWith({ ask: ["Bash(make build)"] })
+      assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "sh -c 'make build'" })), "ask")
+      assert.include((yield* lastPrompt(subject)).reason, "(it matches the command make build)")
+    }))
 })
