@@ -388,4 +388,11 @@ describe("Engine edges", () => {
       assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "sh -c 'make build'" })), "ask")
       assert.include((yield* lastPrompt(subject)).reason, "(it matches the command make build)")
     }))
+
+  it.effect("a command that would destroy the workspace offers no rule either", () =>
+    Effect.gen(function*() {
+      const subject = yield* engineWith({ homeDirectory: "/home/ada" })
+      assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "rm -rf ." })), "ask")
+      assert.deepStrictEqual((yield* lastPrompt(subject)).rules, [])
+    }))
 })
