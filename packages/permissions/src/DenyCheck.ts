@@ -39,6 +39,12 @@ export interface Service {
    * paths lead (`paths`, `leadsTo`): the engine follows them first.
    */
   readonly match: (toolName: string, target: RuleMatch.Target) => Match | undefined
+  /**
+   * The `Read` ask rule guarding a file a command names (`cat secrets/key`
+   * with `Read(./secrets/**)`), as written or where a link leads: a Read ask
+   * keeps a named file from `cat` as it keeps it from read_file.
+   */
+  readonly askNamed: (target: RuleMatch.Target) => Match | undefined
   /** Core's `Policy.checkPath`: the deny, then the ask, rules with a path. */
   readonly checkPath: (toolName: string, path: string, access: "read" | "write") => Policy.PathRefusal | undefined
 }
@@ -65,6 +71,12 @@ export const make = (options: {
         : []
     )
   const readDenyGuards = guardsOf(deny, "deny")
+  const readAskGuards = guardsOf(ask, "ask")
+  const askNamed = (target: RuleMatch.Target): Match | undefined => {
+    if (target._tag !== "Command" || readAskGuards.length === 0) return undefined
+    const named = ReadReach.named(ReadReach.namedPaths(target.analysis, location), readAskGuards, target.leadsTo)
+    return named === undefined ? undefined : { rule: named.guard.rule, detail: named.detail }
+  }
 
   // A Read deny keeps a path from the tools that write it too.
   const denying = (toolName: string, access: "read" | "write" | undefined) =>
@@ -142,5 +154,5 @@ export const make = (options: {
     return undefined
   }
 
-  return { readGuards: [...readDenyGuards, ...guardsOf(ask, "ask")], match, checkPath }
+  return { readGuards: [...readDenyGuards, ...readAskGuards], match, askNamed, checkPath }
 }

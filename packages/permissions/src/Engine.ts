@@ -77,6 +77,7 @@ import * as AskPerson from "./AskPerson.js"
 import * as AskReason from "./AskReason.js"
 import * as CommandLine from "./CommandLine.js"
 import * as DecisionRecord from "./DecisionRecord.js"
+import type * as DenyCheck from "./DenyCheck.js"
 import type * as EngineConfig from "./EngineConfig.js"
 import * as Mode from "./Mode.js"
 import type * as PermissionAudit from "./PermissionAudit.js"
@@ -295,18 +296,20 @@ const makeWith = (
 
         // 4. Ask rules, and hooks that want a person to decide. They come before
         // every allow (a hook's, a mode's, a rule's): in bypassPermissions too.
+        // A Read ask covers the files a command names, as a Read deny does.
+        let asked: DenyCheck.Match | undefined
         for (const rule of forTool(askRules, tool.name)) {
-          const match = RuleMatch.restrictiveMatch(rule, target)
-          if (match !== undefined) {
-            trail.push(`ask rule ${match.rule}`)
-            return yield* askPerson(
-              `the ask rule ${match.rule} matches${
-                match.detail === undefined ? "" : ` (${match.detail})`
-              }${sandboxNote}`,
-              false,
-              true
-            )
-          }
+          asked = RuleMatch.restrictiveMatch(rule, target)
+          if (asked !== undefined) break
+        }
+        asked ??= denyCheck.askNamed(target)
+        if (asked !== undefined) {
+          trail.push(`ask rule ${asked.rule}`)
+          return yield* askPerson(
+            `the ask rule ${asked.rule} matches${asked.detail === undefined ? "" : ` (${asked.detail})`}${sandboxNote}`,
+            false,
+            true
+          )
         }
         if (hook._tag === "Ask") {
           trail.push(`hook ${hook.hook}`)
