@@ -16,11 +16,8 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Approver from "../src/Approver.js"
 import type * as Engine from "../src/Engine.js"
-import { deniedWith, engineWith } from "./EngineHarness.js"
+import { deniedWith, engineWith, lastDecision } from "./EngineHarness.js"
 import { bash, closeTicket, readFile, request, sandboxedBash } from "./SampleTools.js"
-
-const lastDecision = (subject: Effect.Effect.Success<ReturnType<typeof engineWith>>) =>
-  Effect.map(subject.decisions, (all) => all.at(-1)!)
 
 describe("AskPerson edges", () => {
   describe("always allow", () => {

@@ -17,19 +17,13 @@ import * as EngineConfig from "../src/EngineConfig.js"
 import * as PermissionHooks from "../src/PermissionHooks.js"
 import * as SandboxRules from "../src/SandboxRules.js"
 import * as Settings from "../src/Settings.js"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { engineWith, lastDecision, lastPrompt, outcomeOf } from "./EngineHarness.js"
 import { bash, readFile, request, sandboxedBash, webFetch, writeFile } from "./SampleTools.js"
 
 const hookOf = (name: string, decision: PermissionHooks.BeforeDecision): PermissionHooks.Before => ({
   name,
   run: () => Effect.succeed(decision)
 })
-
-const lastDecision = (subject: Effect.Effect.Success<ReturnType<typeof engineWith>>) =>
-  Effect.map(subject.decisions, (all) => all.at(-1)!)
-
-const lastPrompt = (subject: Effect.Effect.Success<ReturnType<typeof engineWith>>) =>
-  Effect.map(subject.prompts, (all) => all.at(-1)!)
 
 describe("Engine edges", () => {
   describe("an unconfined command always reaches a person", () => {

@@ -46,6 +46,14 @@ export const engineWith = (
 export type Outcome = "allow:mode" | "allow:rule" | "allow:sandbox" | "ask" | "deny:rule" | "deny:mode" | "other"
 
 /** What happened to one call: who decided, and whether a person was asked. */
+/** The last decision the engine recorded. */
+export const lastDecision = (subject: Effect.Effect.Success<ReturnType<typeof engineWith>>) =>
+  Effect.map(subject.decisions, (all) => all.at(-1)!)
+
+/** The last question put to the person. */
+export const lastPrompt = (subject: Effect.Effect.Success<ReturnType<typeof engineWith>>) =>
+  Effect.map(subject.prompts, (all) => all.at(-1)!)
+
 export const outcomeOf = (
   subject: Effect.Effect.Success<ReturnType<typeof engineWith>>,
   req: Parameters<Engine.Service["authorize"]>[0]

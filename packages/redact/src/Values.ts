@@ -161,10 +161,11 @@ export const isPlaceholder = (value: string): boolean =>
 /**
  * Whether the body of a vendor token (what follows its prefix) is a
  * placeholder rather than a credential: runs of four or more `x`, `X`, `#`,
- * `*` or `•` making up at least half of it, one character repeated, or (number groups aside) no digit and a word of
- * the examples (`RANDOMSTRINGHERE`, `yourtokenhere`, `your-bot-token`). A random
- * body holds no digit and such a word about once in a hundred thousand; a
- * run of `xxxx` inside it (a biased generator makes one often) leaves it a secret.
+ * `*` or `•` making up at least half of it, one character repeated, or
+ * (number groups aside) no digit and a word of the examples
+ * (`RANDOMSTRINGHERE`, `yourtokenhere`, `your-bot-token`). A random body
+ * holds no digit and such a word about once in a hundred thousand; a run of
+ * `xxxx` inside it (a biased generator makes one often) leaves it a secret.
  *
  * @since 0.3.0
  * @category values
