@@ -18,7 +18,18 @@ export const modules = {
       "packages/permissions/test/Rule.test.ts",
       "packages/permissions/test/Engine.test.ts",
       "packages/permissions/test/Documented.test.ts",
-      "packages/permissions/test/*Rule*.test.ts"
+      "packages/permissions/test/*Rule*.test.ts",
+      // Protected targets, "always allow" offers and the workspace's bounds
+      // for commands reach these modules only through these.
+      "packages/permissions/test/EngineEdges.test.ts",
+      "packages/permissions/test/ProtectedPaths.test.ts",
+      "packages/permissions/test/WritesAfterCd.test.ts",
+      "packages/permissions/test/AlwaysAllowOffersNoSecret.test.ts",
+      "packages/permissions/test/AskPerson*.test.ts",
+      "packages/permissions/test/WorkspaceBounds.test.ts",
+      "packages/permissions/test/RecursiveRemoval.test.ts",
+      "packages/permissions/test/SafeVariablePrefix.test.ts",
+      "packages/permissions/test/IssueReproductions.test.ts"
     ]
   },
   "path-rule": {
