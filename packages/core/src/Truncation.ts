@@ -21,8 +21,9 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff
  */
 export const head = (text: string, max: number): string => {
   if (text.length <= max) return text
-  if (max <= 0) return ""
-  let end = Math.max(0, max)
+  // Below one character nothing fits: a newline at the start must not be kept for a budget of 0.5.
+  if (!(max >= 1)) return ""
+  let end = max
   const newline = text.lastIndexOf("\n", end - 1)
   if (newline >= 0 && newline + 1 >= end - Math.floor(max * lineSlack)) end = newline + 1
   else if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1))) end--
@@ -38,8 +39,8 @@ export const head = (text: string, max: number): string => {
  */
 export const tail = (text: string, max: number): string => {
   if (text.length <= max) return text
-  if (max <= 0) return ""
-  let start = text.length - Math.max(0, max)
+  if (!(max >= 1)) return ""
+  let start = text.length - max
   const newline = text.indexOf("\n", start)
   if (newline >= 0 && newline < start + Math.floor(max * lineSlack)) start = newline + 1
   else if (start < text.length && isLowSurrogate(text.charCodeAt(start))) start++

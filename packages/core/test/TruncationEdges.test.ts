@@ -55,6 +55,11 @@ describe("Truncation at its edges", () => {
     it("a budget that is not a whole number still bounds the tail", () => {
       // 2.5 of 3 characters starts at 0.5, which indexOf reads as 0: the newline there is stepped over.
       assert.strictEqual(Truncation.tail("\nab", 2.5), "ab")
+      // Under one character nothing fits, not even a newline that a cut would end after.
+      assert.strictEqual(Truncation.head("\nab", 0.5), "")
+      assert.strictEqual(Truncation.tail("ab\n", 0.5), "")
+      assert.strictEqual(Truncation.head("\nab", Number.NaN), "")
+      assert.strictEqual(Truncation.tail("ab\n", Number.NaN), "")
     })
 
     it("drops the low half of a pair at the cut, for the first and last low surrogate", () => {
