@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Encoding from "effect/Encoding"
+import * as Random from "effect/Random"
 import * as Schema from "effect/Schema"
 import * as ArtifactStore from "../src/ArtifactStore.js"
 import * as PipelineShape from "../src/PipelineShape.js"
@@ -139,7 +140,7 @@ describe("the shape stage", () => {
         assert.isFalse(readOnly.error?.outcomeUnknown)
       }
       const unknownTool = yield* shape(env(store, { defaultLimit: 1_000 }), undefined, success(() => 1))
-      assert.include(ToolResult.text(unknownTool), "the tool")
+      assert.isTrue(ToolResult.text(unknownTool).startsWith("the tool crashed with an internal error: it returned "))
       assert.isFalse(unknownTool.error?.outcomeUnknown)
     }))
 
@@ -189,8 +190,10 @@ describe("the shape stage", () => {
           big.meta.artifact!.slice("artifact:".length)
         }", "offset": 0}.]`
       )
+      assert.deepStrictEqual(big.content.map((b) => b._tag), ["text"])
       assert.strictEqual(given.length, 1)
-      assert.strictEqual(given[0]!.content.length, Encoding.encodeBase64(png(limit + 1)).length)
+      // Megabytes compared as one boolean: a failing diff of them would flood the report.
+      assert.isTrue(given[0]!.content === Encoding.encodeBase64(png(limit + 1)), "stored whole")
     }))
 
   it.effect("each image type is known by its magic bytes, and other bytes are binary, sized in bytes or KiB", () =>
@@ -237,7 +240,8 @@ describe("the shape stage", () => {
       const longest = Math.floor(limit / 0.75)
       const atLimit = { _tag: "image" as const, data: base64.slice(0, longest), mediaType: "image/png" }
       const shown = yield* shape(env(store), tool(), success(ToolResult.content([atLimit])))
-      assert.deepStrictEqual(shown.content, [atLimit])
+      assert.deepStrictEqual(shown.content.map((b) => b._tag), ["image"])
+      assert.isTrue(shown.content[0]!._tag === "image" && shown.content[0]!.data === atLimit.data, "shown whole")
       const over = { ...atLimit, data: base64.slice(0, longest + 1) }
       const summarized = yield* shape(env(store), tool(), success(ToolResult.content([over])))
       assert.isTrue(
@@ -245,7 +249,7 @@ describe("the shape stage", () => {
           "[image/png image of about 5.0 MiB, too large to show]\n[The full output"
         )
       )
-      assert.strictEqual(given.at(-1)!.content, over.data)
+      assert.isTrue(given.at(-1)!.content === over.data, "stored whole")
     }))
 
   it.effect("a success over the limit: a head preview and a marker that says how much and where the rest is", () =>
@@ -421,8 +425,93 @@ describe("the shape stage", () => {
       assert.strictEqual(decoded.slice(0, 1_000), new TextDecoder("latin1").decode(bytes.subarray(0, 1_000)))
       assert.isTrue(decoded.slice(1_000).startsWith(" key=[REDACTED:"))
       assert.notInclude(decoded, token)
+      const marker = /\[REDACTED:[^\]]+\]/.exec(decoded)![0]
+      assert.strictEqual(decoded.length, bytes.length - token.length + marker.length)
+      assert.isTrue(decoded.slice(-100_000) === new TextDecoder("latin1").decode(bytes.subarray(-100_000)), "tail kept")
       // One in the text, one in the bytes.
       assert.strictEqual(result.meta.redactions, 2)
+    }))
+
+  it.effect("stored bytes without a secret are kept exactly as given, even in a base64 spelling of their own", () =>
+    Effect.gen(function*() {
+      const { given, store } = yield* recordingStore
+      // One byte in the last group, its unused low bits set: it decodes like the canonical spelling.
+      const canonical = Encoding.encodeBase64(patterned(5 * 1024 * 1024 + 2))
+      const last = canonical.at(-3)!
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+      const data = `${canonical.slice(0, -3)}${alphabet[alphabet.indexOf(last) | 0b1111]}==`
+      yield* shape(env(store), tool(), success(ToolResult.content([{ _tag: "image", data, mediaType: "image/png" }])))
+      assert.isTrue(given[0]!.content === data, "stored exactly as given")
+    }))
+
+  it.effect("a secret spelled out by the base64 itself is redacted and counted too", () =>
+    Effect.gen(function*() {
+      const { given, store } = yield* recordingStore
+      const data = `AKIAQ3EGTV5XKZ7PLMRW+abc${Encoding.encodeBase64(patterned(5 * 1024 * 1024 + 3))}`
+      const result = yield* shape(
+        env(store),
+        tool(),
+        success(ToolResult.content([{ _tag: "image", data, mediaType: "image/png" }]))
+      )
+      assert.notInclude(given[0]!.content, "AKIAQ3EGTV5XKZ7PLMRW")
+      assert.isTrue(given[0]!.content.startsWith("[REDACTED:aws-access-key-id]+abc"))
+      assert.strictEqual(result.meta.redactions, 1)
+    }))
+
+  it.effect("a marker past one byte (a rule id in another script) is stored in bytes as ?", () =>
+    Effect.gen(function*() {
+      const { given, store } = yield* recordingStore
+      const own = Redactor.make({ extraRules: [{ id: "秘密", keywords: [], pattern: /SECRET-[0-9]{6}/g }] })
+      const bytes = new Uint8Array([0, 1, 2, ...new TextEncoder().encode(" SECRET-123456 "), 0])
+      const result = yield* shape(env(store, { redactor: own }), tool(), success(bytes))
+      const decoded = Encoding.decodeBase64(given[0]!.content)
+      assert.strictEqual(decoded._tag, "Right")
+      assert.strictEqual(
+        new TextDecoder("latin1").decode(decoded._tag === "Right" ? decoded.right : new Uint8Array()),
+        "\u0000\u0001\u0002 [REDACTED:??] \u0000"
+      )
+      assert.strictEqual(result.meta.redactions, 1)
+    }))
+
+  it.effect("a truncated failure: the tool's head share, two lifted lines in order, each bounded", () =>
+    Effect.gen(function*() {
+      const { store } = yield* recordingStore
+      const lines = Array.from({ length: 300 }, (_, i) => `ok ${String(i).padStart(3, "0")}`)
+      lines[140] = "FATAL one"
+      lines[150] = `ERROR ${"e".repeat(100)}`
+      lines[160] = "FATAL one"
+      const error = failed(lines.join("\n"))
+      const result = yield* shape(
+        env(store, { failureKeepChars: 600 }),
+        tool({ outputLimit: 1_000, truncation: { headShare: 0.8 } }),
+        failure(error)
+      )
+      const shown = ToolResult.text(result)
+      // The keep is 600 characters, so a lifted line is bounded to 40 (the floor of the bound).
+      assert.include(
+        shown,
+        `\nLines in the omitted part that report errors:\n  FATAL one\n  ERROR ${"e".repeat(34)}…\n\n\n`
+      )
+      const head = shown.slice(0, shown.indexOf("\n\n[…"))
+      const tail = shown.slice(shown.lastIndexOf("\n\n") + 2)
+      assert.isAbove(head.length, tail.length)
+      assert.strictEqual(result.meta.truncation?.shownLength, head.length + tail.length)
+    }))
+
+  it.effect("an empty text is one empty text block, never a result without content", () =>
+    Effect.gen(function*() {
+      const { store } = yield* recordingStore
+      const result = yield* shape(env(store), tool(), success(""))
+      assert.deepStrictEqual(result.content, [{ _tag: "text", text: "" }])
+    }))
+
+  it.effect("the wrapper's nonce is twelve characters even when the random draws are small", () =>
+    Effect.gen(function*() {
+      const { store } = yield* recordingStore
+      const result = yield* shape(env(store), tool({ untrusted: true }), success("page")).pipe(
+        Effect.withRandom(Random.fixed([0, 0]))
+      )
+      assert.include(ToolResult.text(result), `boundary="000000000000"`)
     }))
 
   it.effect("untrusted output: a success and a tool's own failure are wrapped; a runtime error is not", () =>
