@@ -368,8 +368,11 @@ export const commandPattern = (specifier: string): Either.Either<CommandPattern,
     if (words.every(isStarWord)) return Either.left("it matches every command; write the tool name alone (Bash)")
     let source = ""
     let open = true
-    words.forEach((word, i) => {
-      const last = i === words.length - 1
+    // Wildcard words in a row mean what one does ("any words"); compiled one by one, each would
+    // want its own space, and `git * * main` would miss `git main`.
+    const compiled = words.filter((word, i) => !isStarWord(word) || i === 0 || !isStarWord(words[i - 1]!))
+    compiled.forEach((word, i) => {
+      const last = i === compiled.length - 1
       if (isStarWord(word)) {
         // A wildcard word stands for any number of words: the spaces around it are boundaries.
         source += last ? (i === 0 ? anyText : `(?: ${anyText})?`) : `${i === 0 ? "" : " "}(?:${anyText} )?`
