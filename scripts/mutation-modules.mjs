@@ -64,7 +64,15 @@ export const modules = {
       "packages/permissions/test/Engine.test.ts",
       "packages/permissions/test/IssueReproductions.test.ts",
       "packages/permissions/test/*Command*.test.ts",
-      "packages/permissions/test/*Risk*.test.ts"
+      "packages/permissions/test/*Risk*.test.ts",
+      // What CommandRisk promises (recursive removal, paths outside the
+      // workspace, safe prefixes) and how wrappers and assignments are read
+      // are tested here.
+      "packages/permissions/test/RecursiveRemoval.test.ts",
+      "packages/permissions/test/WorkspaceBounds.test.ts",
+      "packages/permissions/test/SafeVariablePrefix.test.ts",
+      "packages/permissions/test/Wrappers.test.ts",
+      "packages/permissions/test/VariablesTheLineAssigns.test.ts"
     ]
   },
   "read-only-commands": {
