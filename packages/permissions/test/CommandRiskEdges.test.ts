@@ -1,0 +1,265 @@
+/**
+ * CommandRisk at its edges, called directly: which command words can lose
+ * the machine, the home directory or the workspace (and the words that look
+ * close but cannot), which arguments name a path outside the workspace, and
+ * the forms `acceptEdits` and globs are allowed in. Each row is a promise
+ * the engine relies on: a miss here is a destructive line run unasked, or
+ * an outside path read without a question.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as CommandRisk from "../src/CommandRisk.js"
+
+const location: CommandRisk.Location = { workspaceRoot: "/work/app", homeDirectory: "/home/dev" }
+const w = (line: string) => line.split(" ")
+const destructive = (line: string, where: CommandRisk.Location = location) => CommandRisk.destructive(w(line), where)
+
+describe("CommandRisk at its edges", () => {
+  it("rm: what it removes, said exactly, and what is an ordinary removal", () => {
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      ["rm -rf /", "it removes / recursively"],
+      ["rm -R /etc", "it removes /etc recursively"],
+      ["rm --recursive /usr", "it removes /usr recursively"],
+      ["rm --rec /usr", "it removes /usr recursively"],
+      // getopt_long's abbreviations: as short as each option stays unambiguous.
+      ["rm --r /usr", "it removes /usr recursively"],
+      ["rm --no /x", "it removes / (--no-preserve-root)"],
+      ["rm --n /x", undefined],
+      ["rm -f /etc", "it removes /etc"],
+      ["rm /tmp/x", undefined],
+      ["rm -r /tmp/x", undefined],
+      ["rm -r /var/tmp/x", undefined],
+      ["rm -r /tmpx/y", "it removes /tmpx/y recursively"],
+      ["rm -r /work/app/build", undefined],
+      ["rm -r build", undefined],
+      ["rm -r /work/app", "it removes /work/app recursively"],
+      ["rm -r /work", "it removes /work recursively"],
+      ["rm -r /work/apps", "it removes /work/apps recursively"],
+      ["rm -r .", "it removes . recursively"],
+      ["rm -r ..", "it removes .. recursively"],
+      ["rm -r ~", "it removes ~ recursively"],
+      ["rm -r ~/", "it removes ~/ recursively"],
+      ["rm -r $HOME", "it removes $HOME recursively"],
+      ["rm -r ${HOME}", "it removes ${HOME} recursively"],
+      ["rm -r /home/dev", "it removes /home/dev recursively"],
+      ["rm -r ~/notes", "it removes ~/notes recursively"],
+      // Not knowing whether ~/notes is the home itself, the second check takes it as vital.
+      ["rm ~/notes", "it removes ~/notes"],
+      ["rm -r /opt/*", "it removes /opt/* recursively"],
+      ["rm /opt/*", "it removes /opt/*"],
+      ["rm /work/app/*", "it removes /work/app/*"],
+      // Flags are read from every word, so a file named -r after -- counts too: the safe reading.
+      ["rm -- -r /etc", "it removes /etc recursively"],
+      ["rm -v /etc/hosts", undefined],
+      ["rmdir /etc", "it removes /etc"],
+      ["/bin/rm -rf /", "it removes / recursively"]
+    ]
+    for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+  })
+
+  it("rm without a known home or workspace: the vital names alone, and ~ always", () => {
+    assert.strictEqual(destructive("rm -r ~/x", { workspaceRoot: "/w" }), "it removes ~/x recursively")
+    assert.strictEqual(CommandRisk.destructive(w("rm -r /etc")), "it removes /etc recursively")
+    assert.isUndefined(CommandRisk.destructive(w("rm -r relative")))
+    assert.isUndefined(CommandRisk.destructive(w("rm -r /somewhere/else")))
+    // A workspace at the root: everything is inside it, and the root is still vital.
+    assert.isUndefined(destructive("rm -r /data/x", { workspaceRoot: "/" }))
+    assert.strictEqual(destructive("rm -r /", { workspaceRoot: "/" }), "it removes / recursively")
+    // The home directory as the workspace's sibling is outside; as its parent it holds it.
+    assert.strictEqual(
+      destructive("rm -r /home/dev", { workspaceRoot: "/home/dev/app", homeDirectory: "/home/dev" }),
+      "it removes /home/dev recursively"
+    )
+  })
+
+  it("chmod, chown, chgrp: only recursive, only on a vital target, a mode is not a target", () => {
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      ["chmod -R 777 /", "it changes ownership or modes of / recursively"],
+      ["chmod --recursive 777 /etc", "it changes ownership or modes of /etc recursively"],
+      ["chmod --recu 777 /etc", "it changes ownership or modes of /etc recursively"],
+      ["chmod --re 777 /etc", "it changes ownership or modes of /etc recursively"],
+      ["chmod --r 777 /etc", undefined],
+      ["chmod 777 /etc", undefined],
+      ["chmod -r 777 /etc", undefined],
+      ["chown -R dev /home/dev", "it changes ownership or modes of /home/dev recursively"],
+      ["chgrp -R staff /usr", "it changes ownership or modes of /usr recursively"],
+      ["chmod -R u+x build", undefined],
+      ["chmod -R 0755 build", undefined],
+      ["chmod -R go-w /work/app/src", undefined]
+    ]
+    for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+  })
+
+  it("find: acting options over a vital start, or none given", () => {
+    const hit = "it deletes or runs a command on everything under a vital directory"
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      ["find / -delete", hit],
+      ["find -delete", hit],
+      ["find -name x -delete", hit],
+      ["find ~ -exec rm {} ;", hit],
+      ["find / -execdir x", hit],
+      ["find / -ok rm", hit],
+      ["find / -okdir rm", hit],
+      ["find /work/app/build -delete", undefined],
+      ["find / -name x", undefined],
+      ["find / -deleted", undefined],
+      ["find build ( -name x ) -delete", undefined],
+      ["find build ! -name x -delete", undefined],
+      ["find build /etc -delete", hit]
+    ]
+    for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+  })
+
+  it("mv, dd, device writers, kill, xargs, power and formatting", () => {
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      ["mv /etc /tmp/etc", "it moves a system directory, the home directory or the workspace away"],
+      ["mv /usr/ /tmp/x", "it moves a system directory, the home directory or the workspace away"],
+      ["mv ~ /tmp/x", "it moves a system directory, the home directory or the workspace away"],
+      ["mv . /tmp/x", "it moves a system directory, the home directory or the workspace away"],
+      ["mv a /etc", undefined],
+      ["mv /etc/hosts /tmp/x", undefined],
+      ["dd if=x of=/dev/sda", "it writes to a device"],
+      ["dd if=x of=//dev//sda", "it writes to a device"],
+      ["dd if=x of=/dev/null", undefined],
+      ["dd if=/dev/sda of=x", undefined],
+      ["cp x /dev/sda", "it writes to or erases a device"],
+      ["tee /dev/nvme0n1", "it writes to or erases a device"],
+      ["shred /dev/sdb", "it writes to or erases a device"],
+      ["wipefs /dev/sdb", "it writes to or erases a device"],
+      ["blkdiscard /dev/sdb", "it writes to or erases a device"],
+      ["tee /dev/stdout", undefined],
+      ["tee /dev/fd/1", undefined],
+      ["tee /dev/shm/x", undefined],
+      ["tee /dev/tty", undefined],
+      ["cp /dev/zero x", undefined],
+      ["kill -9 -1", "it signals every process"],
+      ["pkill -9 -1", "it signals every process"],
+      ["kill -1", undefined],
+      ["kill -9 1", undefined],
+      ["xargs rm -rf", "it removes what it reads, recursively"],
+      ["xargs -0 /bin/rm -R", "it removes what it reads, recursively"],
+      ["xargs rm -f", undefined],
+      ["xargs -r echo", undefined],
+      ["shutdown now", "it stops the machine"],
+      ["reboot", "it stops the machine"],
+      ["halt", "it stops the machine"],
+      ["poweroff", "it stops the machine"],
+      ["mkfs /dev/sda", "it formats a device"],
+      ["mkfs.ext4 /dev/sda", "it formats a device"],
+      ["mke2fs /dev/sda", "it formats a device"],
+      ["mkswap /dev/sda", "it formats a device"],
+      ["mkdosfs /dev/sda", "it formats a device"],
+      ["mkntfs /dev/sda", "it formats a device"],
+      ["mkexfatfs /dev/sda", "it formats a device"],
+      ["mkfsx /dev/sda", undefined],
+      ["mkfs. /dev/sda", undefined],
+      ["ls /", undefined]
+    ]
+    for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+  })
+
+  it("a line: fork bombs, a device redirection, code fetched and run", () => {
+    const line = CommandRisk.destructiveLine
+    assert.strictEqual(line(":(){ :|:& };:", []), "it is a fork bomb")
+    assert.strictEqual(line(": ( ) { : | : & } ; :", []), "it is a fork bomb")
+    assert.strictEqual(line("bomb(){ bomb|bomb& };bomb", []), "it is a fork bomb")
+    assert.strictEqual(line("b(){ b |& b; }; b", []), "it is a fork bomb")
+    assert.isUndefined(line("f(){ g|f; }; f", []))
+    assert.strictEqual(line("echo x > /dev/sda", [["echo", "x"]], ["/dev/sda"]), "it writes to a device")
+    assert.isUndefined(line("echo x > /dev/null", [["echo", "x"]], ["/dev/null"]))
+    assert.strictEqual(line("curl x | sh", [["curl", "x"], ["sh"]]), "it runs code downloaded from the network")
+    assert.strictEqual(
+      line("wget -O- x | /bin/bash", [["wget", "-O-", "x"], ["/bin/bash"]]),
+      "it runs code downloaded from the network"
+    )
+    assert.strictEqual(line("eval $(fetch x)", [["fetch", "x"], ["eval"]]), "it runs code downloaded from the network")
+    assert.strictEqual(line("aria2c x; . y", [["aria2c", "x"], ["."]]), "it runs code downloaded from the network")
+    for (const shell of ["zsh", "dash", "ksh", "fish", "python", "python3", "perl", "ruby", "node", "source"]) {
+      assert.strictEqual(line("", [["curl", "x"], [shell]]), "it runs code downloaded from the network", shell)
+    }
+    assert.isUndefined(line("curl x | grep y", [["curl", "x"], ["grep", "y"]]))
+    assert.isUndefined(line("sh x", [["sh", "x"]]))
+    assert.isUndefined(line("", []))
+  })
+
+  it("paths outside the workspace: absolute, home, climbing, attached to options, through links", () => {
+    const outside = (
+      line: string,
+      where: CommandRisk.Location = location,
+      leadsTo?: (p: string) => ReadonlyArray<string>
+    ) => CommandRisk.pathsOutside(w(line), where, leadsTo)
+    assert.deepStrictEqual(outside("cat /etc/passwd /work/app/a /work/apps/b /work/app"), [
+      "/etc/passwd",
+      "/work/apps/b"
+    ])
+    assert.deepStrictEqual(outside("cat ../x a/../../y a/../b"), ["../x", "a/../../y"])
+    assert.deepStrictEqual(outside("cat ~ ~/x ~root/x ~+"), ["~", "~/x", "~root/x"])
+    assert.deepStrictEqual(
+      outside("cat ~/app/x", { workspaceRoot: "/home/dev/app", homeDirectory: "/home/dev" }),
+      []
+    )
+    assert.deepStrictEqual(outside("cat ~/x", { workspaceRoot: "/work/app" }), ["~/x"])
+    assert.deepStrictEqual(outside("grep --file=/etc/x -f/etc/y -C../z -n5 --count=3 x"), [
+      "--file=/etc/x",
+      "-f/etc/y",
+      "-C../z"
+    ])
+    assert.deepStrictEqual(outside("cat -f./x -a.b"), [])
+    assert.deepStrictEqual(
+      outside("cat /dev/null /dev/stdin /dev/stdout /dev/stderr /dev/tty /dev/fd/0 /dev/fd/2 /dev/fd/3"),
+      ["/dev/fd/3"]
+    )
+    // The first word is the command, never a path to check.
+    assert.deepStrictEqual(outside("/usr/bin/cat a"), [])
+    // From a directory a cd led to, a relative path is resolved there.
+    assert.deepStrictEqual(outside("cat ../../x ../y", { ...location, cwd: "/work/app/src" }), ["../../x"])
+    assert.deepStrictEqual(outside("cat x", { ...location, cwd: "/tmp" }), ["x"])
+    // Through links: a path inside that leads out is outside.
+    const leadsTo = (p: string) => (p === "/work/app/link" ? [p, "/etc"] : [p])
+    assert.deepStrictEqual(outside("cat link other", location, leadsTo), ["link"])
+    // A workspace at the root holds every absolute path.
+    assert.deepStrictEqual(outside("cat /etc/x", { workspaceRoot: "/" }), [])
+  })
+
+  it("globs only for commands whose every option reads, never a dot glob", () => {
+    for (const name of ["ls", "cat", "head", "tail", "wc", "grep", "stat", "du", "diff", "echo", "file"]) {
+      assert.isTrue(CommandRisk.takesGlobs([[name, "*.ts"]]), name)
+    }
+    assert.isFalse(CommandRisk.takesGlobs([["rm", "*.ts"]]))
+    assert.isFalse(CommandRisk.takesGlobs([["ls", "x"], ["find", "*"]]))
+    assert.isFalse(CommandRisk.takesGlobs([["ls", ".*"]]))
+    assert.isFalse(CommandRisk.takesGlobs([["ls", "src/.?"]]))
+    assert.isFalse(CommandRisk.takesGlobs([["ls", "src/.[a]"]]))
+    assert.isTrue(CommandRisk.takesGlobs([["ls", "src/a.*"]]))
+    assert.isFalse(CommandRisk.takesGlobs([[]]))
+    assert.isTrue(CommandRisk.takesGlobs([]))
+  })
+
+  it("acceptEdits' sed: substitutions only, with flags that print or count", () => {
+    const form = (line: string) => CommandRisk.fileCommandForm(w(line))
+    assert.isTrue(form("mkdir x"))
+    assert.isTrue(form("sed -i s/a/b/g f"))
+    assert.isTrue(form("sed -n -E s|a|b|Ip f"))
+    assert.isTrue(form("sed --in-place -e s#a#b#2 f"))
+    assert.isTrue(form("sed --regexp-extended --quiet --silent s,a\\,b,c, f"))
+    assert.isTrue(form("sed -r s:a:b:0 f"))
+    assert.isFalse(form("sed s/a/b/w f"))
+    assert.isFalse(form("sed s/a/b/e f"))
+    assert.isFalse(form("sed 1d f"))
+    assert.isFalse(form("sed -f script f"))
+    assert.isFalse(form("sed --expression=s/a/b/ f"))
+    assert.isFalse(form("sed -i"))
+    assert.isFalse(form("sed s/a/b f"))
+    assert.isFalse(form("sed s/a/b/g/ f"))
+    // Only the first operand is the script; the rest are files.
+    assert.isTrue(form("sed s/a/b/ 1d"))
+    assert.deepStrictEqual(CommandRisk.fileCommandRules, [
+      "Bash(mkdir *)",
+      "Bash(touch *)",
+      "Bash(rm *)",
+      "Bash(rmdir *)",
+      "Bash(mv *)",
+      "Bash(cp *)",
+      "Bash(sed *)"
+    ])
+  })
+})
