@@ -1,0 +1,91 @@
+/**
+ * How a command's words come to be what bash would run, at the edges of
+ * each expansion the engine models: brace expansion (nested, escaped,
+ * bounded), ANSI-C quoting (`$'\x72m'` is `rm`), and parameter defaults. A
+ * word read wrong here is a command a deny rule does not see.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as CommandLine from "../src/CommandLine.js"
+import * as WordFields from "../src/WordFields.js"
+
+const readings = (line: string) =>
+  Effect.map(CommandLine.make, (service) => service.analyse(line).readings.map((words) => words.join(" ")))
+
+describe("command words at their edges", () => {
+  it("brace expansion: alternatives, nesting, escapes, empty parts, and what is no expansion", () => {
+    const table: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+      ["a{b,c}d", ["abd", "acd"]],
+      ["{a,b}{1,2}", ["a1", "a2", "b1", "b2"]],
+      ["x{a,{b,c}}", ["xa", "xb", "xc"]],
+      ["{a,}", ["a", ""]],
+      ["{,}", ["", ""]],
+      ["{a}", ["{a}"]],
+      ["{}", ["{}"]],
+      ["a}b{", ["a}b{"]],
+      ["\\{a,b}", ["\\{a,b}"]],
+      ["{a\\,b,c}", ["a\\,b", "c"]],
+      ["{a,b\\}c}", ["a", "b\\}c"]],
+      ["{{a}b,c}", ["{a}b", "c"]],
+      ["r{m,}", ["rm", "r"]],
+      ["plain", ["plain"]]
+    ]
+    for (const [word, expected] of table) assert.deepStrictEqual(WordFields.braceExpand(word), expected, word)
+  })
+
+  it("brace expansion is bounded: at most maxBraceFields fields, and huge or deeply braced words are read as written", () => {
+    assert.strictEqual(WordFields.maxBraceFields, 64)
+    const many = "{a,b}".repeat(7)
+    assert.strictEqual(WordFields.braceExpand(many).length, 64)
+    assert.deepStrictEqual(WordFields.braceExpand("{a,b}".repeat(6)).length, 64)
+    assert.deepStrictEqual(WordFields.braceExpand("{a,b}".repeat(5)).length, 32)
+    const long = `{a,b}${"x".repeat(996)}`
+    assert.strictEqual(long.length, 1_001)
+    assert.deepStrictEqual(WordFields.braceExpand(long), [long])
+    const exactly = `{a,b}${"x".repeat(995)}`
+    assert.deepStrictEqual(WordFields.braceExpand(exactly).length, 2)
+    const braces = `${"{".repeat(17)}a,b${"}".repeat(17)}`
+    assert.deepStrictEqual(WordFields.braceExpand(braces), [braces])
+    const sixteen = `{${"{x}".repeat(15)}a,b}`
+    assert.deepStrictEqual(WordFields.braceExpand(sixteen).length, 2)
+  })
+
+  it.effect("ANSI-C quoting: every escape bash decodes, so the command it names is seen", () =>
+    Effect.gen(function*() {
+      const table: ReadonlyArray<readonly [string, string]> = [
+        ["$'\\x72m' -rf /", "rm -rf /"],
+        ["$'\\x72'm x", "rm x"],
+        ["$'\\162m' x", "rm x"],
+        ["$'\\u0072m' x", "rm x"],
+        ["$'\\U00000072m' x", "rm x"],
+        ["$'r\\x6d' x", "rm x"],
+        ["echo $'a\\tb'", "echo a\tb"],
+        ["echo $'a\\nb'", "echo a\nb"],
+        ["echo $'\\a\\b\\e\\E\\f\\r\\v'", "echo \u0007\b\u001b\u001b\f\r\v"],
+        ["echo $'\\cA'", "echo \u0001"],
+        ["echo $'\\q'", "echo q"],
+        ["echo $'\\\\'", "echo \\"],
+        ["echo $'\\''", "echo '"],
+        ["echo $'\\x41\\x4a'", "echo AJ"],
+        ["echo $'\\x4g'", "echo \u0004g"],
+        ["echo $'\\101'", "echo A"],
+        ["echo $'\\1011'", "echo A1"],
+        ["echo $'\\501'", "echo A"]
+      ]
+      for (const [line, expected] of table) {
+        assert.include(yield* readings(line), expected, line)
+      }
+    }))
+
+  it.effect("parameter defaults: with the value unknown, the default is one reading; :+ gives the alternative", () =>
+    Effect.gen(function*() {
+      assert.include(yield* readings("${X:-rm} -rf /"), "rm -rf /")
+      assert.include(yield* readings("${X-rm} -rf /"), "rm -rf /")
+      assert.include(yield* readings("${X:=rm} -rf /"), "rm -rf /")
+      assert.include(yield* readings("X=; ${X:-rm} x"), "rm x")
+      assert.include(yield* readings("X=ls; ${X:-rm} x"), "ls x")
+      assert.notInclude(yield* readings("X=ls; ${X:-rm} x"), "rm x")
+      assert.include(yield* readings("X=1; ${X:+rm} x"), "rm x")
+      assert.include(yield* readings("X=; ${X+rm} x"), "rm x")
+    }))
+})
