@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as CommandLine from "../src/CommandLine.js"
+import * as EmbeddedScripts from "../src/EmbeddedScripts.js"
 import * as WordFields from "../src/WordFields.js"
 
 const readings = (line: string) =>
@@ -87,5 +88,61 @@ describe("command words at their edges", () => {
       assert.notInclude(yield* readings("X=ls; ${X:-rm} x"), "rm x")
       assert.include(yield* readings("X=1; ${X:+rm} x"), "rm x")
       assert.include(yield* readings("X=; ${X+rm} x"), "rm x")
+    }))
+
+  it("code a builtin keeps to run later: each builtin, each spelling of its option", () => {
+    const later = (line: string) => EmbeddedScripts.laterScripts(line.split(" "))
+    const table: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+      ["trap rm INT", ["rm"]],
+      ["trap -p", []],
+      ["trap -l", []],
+      ["trap -- rm INT", ["rm"]],
+      ["trap -p -- rm", ["rm"]],
+      ["trap", []],
+      ["alias ll=rm x=y plain", ["rm", "y"]],
+      ["alias a=b=c", ["b=c"]],
+      ["alias", []],
+      ["mapfile -C rm -c 1", ["rm"]],
+      ["readarray -tC rm", ["rm"]],
+      ["complete -Crm x", ["rm"]],
+      ["compgen -aC rm", ["rm"]],
+      ["compgen -C", []],
+      ["complete -F f x", []],
+      ["complete x", []],
+      ["hash -p /bin/rm ls", ["/bin/rm"]],
+      ["hash -p", []],
+      ["hash -r", []],
+      ["echo trap rm", []]
+    ]
+    for (const [line, expected] of table) assert.deepStrictEqual(later(line), expected, line)
+  })
+
+  it("a backquoted body is read again with its escapes removed, once for each quoting", () => {
+    const again = EmbeddedScripts.backquoteScripts
+    assert.deepStrictEqual(again("rm x"), [])
+    assert.deepStrictEqual(again(String.raw`echo \$x`), ["echo $x"])
+    assert.deepStrictEqual(again(String.raw`echo \`rm\``), ["echo `rm`"])
+    assert.deepStrictEqual(again(String.raw`echo \\x`), [String.raw`echo \x`])
+    // \" loses its backslash only inside double quotes: two readings.
+    assert.deepStrictEqual(again(String.raw`echo \"a\"`), [`echo "a"`])
+    assert.deepStrictEqual(again(String.raw`echo \$x \"a\"`), [String.raw`echo $x \"a\"`, `echo $x "a"`])
+    // A backslash before anything else stays, and nothing is read again.
+    assert.deepStrictEqual(again(String.raw`echo \n`), [])
+  })
+
+  it.effect("what evaluating builtins and later-run code hand to bash is read as commands", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "printf %s \"$(rm -rf /)\"",
+          "test -n \"`rm -rf /`\"",
+          "declare x=\"$(rm -rf /)\"",
+          "trap 'rm -rf /' EXIT",
+          "alias ls='rm -rf /'",
+          "echo `echo \\`rm -rf /\\``"
+        ]
+      ) {
+        assert.include(yield* readings(line), "rm -rf /", line)
+      }
     }))
 })
