@@ -7,7 +7,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as CommandLine from "../src/CommandLine.js"
+import * as CommandNodeReadings from "../src/CommandNodeReadings.js"
 import * as EmbeddedScripts from "../src/EmbeddedScripts.js"
+import * as LexicalReadings from "../src/LexicalReadings.js"
+import * as ReadingSet from "../src/ReadingSet.js"
 import * as WordFields from "../src/WordFields.js"
 
 const readings = (line: string) =>
@@ -145,4 +148,81 @@ describe("command words at their edges", () => {
         assert.include(yield* readings(line), "rm -rf /", line)
       }
     }))
+
+  it("words that only set up the next command are stripped: noglob, and a bare xargs before a reader", () => {
+    const strip = (line: string) => CommandNodeReadings.preliminary(line.split(" "))
+    assert.deepStrictEqual(strip("noglob ls *"), ["ls", "*"])
+    assert.deepStrictEqual(strip("noglob noglob ls"), ["ls"])
+    assert.deepStrictEqual(strip("noglob"), ["noglob"])
+    assert.deepStrictEqual(strip("xargs grep x"), ["grep", "x"])
+    assert.deepStrictEqual(strip("noglob xargs cat"), ["cat"])
+    assert.deepStrictEqual(strip("xargs rm"), ["xargs", "rm"])
+    assert.deepStrictEqual(strip("xargs -0 cat"), ["xargs", "-0", "cat"])
+    assert.deepStrictEqual(strip("xargs"), ["xargs"])
+    for (const reader of ["ls", "cat", "head", "tail", "wc", "grep", "stat", "du", "diff", "echo", "file"]) {
+      assert.deepStrictEqual(strip(`xargs ${reader}`), [reader], reader)
+    }
+  })
+
+  it.effect("a script one stage prints, a here-document or a here-string feeds a shell: read as commands", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "echo 'rm -rf /' | sh",
+          "echo -n 'rm -rf /' | bash",
+          "printf 'rm -rf /' | sh",
+          "cat <<< 'rm -rf /' | sh",
+          "sh <<< 'rm -rf /'",
+          "bash <<EOF\nrm -rf /\nEOF",
+          "cat <<EOF | sh\nrm -rf /\nEOF"
+        ]
+      ) {
+        assert.include(yield* readings(line), "rm -rf /", line)
+      }
+      // A stage that does not run its input reads nothing of it.
+      assert.notInclude(yield* readings("echo 'rm -rf /' | cat"), "rm -rf /")
+      assert.notInclude(yield* readings("cat <<< 'rm -rf /'"), "rm -rf /")
+    }))
+
+  it("a region the grammar cannot parse is still read for deny rules: each stretch, quotes dropped, braces expanded", () => {
+    const lexical = (text: string) => {
+      const set = new ReadingSet.Readings()
+      LexicalReadings.lexicalReadings(text, set)
+      return { all: set.all.map((words) => words.join(" ")), open: set.open }
+    }
+    const read = lexical("ls 'a b'; rm -rf x && (cd y) | `id` $(who) <(w) >(v)\n{cp,-r,a,b} {x}")
+    for (const expected of ["ls a b", "rm -rf x", "cd y", "id", "who", "w", "v", "cp -r a b"]) {
+      assert.include(read.all, expected, expected)
+    }
+    assert.isUndefined(read.open)
+    // Wrappers are unwrapped here too.
+    assert.include(lexical("sudo rm -rf /").all, "rm -rf /")
+    // Past the bound the region is open: deny and ask rules still apply.
+    const many = lexical(Array.from({ length: ReadingSet.maxReadings + 5 }, (_, i) => `c${i}`).join(";"))
+    assert.strictEqual(many.all.length, ReadingSet.maxReadings)
+    assert.strictEqual(many.open, "it runs more commands than the engine follows")
+  })
+
+  it("a reading set is deduplicated, bounded, and knows computed and glob command names", () => {
+    const set = new ReadingSet.Readings()
+    set.add(["ls"])
+    set.add(["ls"])
+    set.add([])
+    assert.deepStrictEqual(set.all, [["ls"]])
+    set.add(["/bin/r[m]", "x"])
+    set.add(["[", "-f", "x"])
+    set.add(["[[", "x"])
+    assert.deepStrictEqual(set.globs, ["/bin/r[m]"])
+    assert.isUndefined(set.open)
+    set.add(["$cmd", "x"])
+    assert.strictEqual(set.open, "its command name is computed when it runs")
+    // A guess stays a guess only while nothing reached the same words for sure.
+    set.add(["rm", "x"], true)
+    assert.deepStrictEqual(set.guesses, [["rm", "x"]])
+    set.add(["rm", "x"])
+    assert.deepStrictEqual(set.guesses, [])
+    set.add(["mv", "x"], true)
+    set.add(["mv", "x"], true)
+    assert.deepStrictEqual(set.guesses, [["mv", "x"]])
+  })
 })
