@@ -112,6 +112,12 @@ describe("RuleMatch at its edges", () => {
       assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("rm? x")))
       assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("/usr/lib/l* x")))
       assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("r.[ x")))
+      // A class of several characters is one character of the name.
+      assert.deepStrictEqual(RuleMatch.restrictiveMatch(rm!, line("/bin/[rx]m x")), {
+        rule: "Bash(rm:*)",
+        detail: glob
+      })
+      assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("/bin/[ab]m x")))
       // A rule whose command name is itself a wildcard meets any glob name.
       assert.deepStrictEqual(RuleMatch.restrictiveMatch(anyVersion!, line("l? --help")), {
         rule: "Bash(* --version)",
@@ -200,6 +206,13 @@ describe("RuleMatch at its edges", () => {
         hint: "Write files with the file tools, or tell the user what you need"
       })
       assert.deepStrictEqual(gap(rules, line("echo x > /dev/null")), { allowed: ["Bash(echo:*)"] })
+      // Without a way to tell what is writable, nothing is.
+      assert.isUndefined(RuleMatch.allowMatch(compiled(rules, "allow"), line("echo x > out.txt"), location))
+      // What a shell wrapper runs needs its own rule.
+      assert.deepStrictEqual(gap(["Bash(sh:*)", "Bash(npm test:*)"], line("sh -c 'npm publish'")), {
+        cause: "npm publish is not read-only and no rule allows it",
+        hint: noRule
+      })
       assert.deepStrictEqual(gap(rules, line("echo x > out.txt"), (p) => p === "/work/app/out.txt"), {
         allowed: ["Bash(echo:*)"]
       })
@@ -268,6 +281,8 @@ describe("RuleMatch at its edges", () => {
         "bash(npm run lint)"
       ])
       assert.deepStrictEqual(suggest("npm test; npm test"), ["bash(npm test)"])
+      // A rule for the whole tool already allows every command.
+      assert.deepStrictEqual(suggest("npm test", ["bash"]), [])
       assert.deepStrictEqual(suggest("cat /etc/passwd"), [])
       assert.deepStrictEqual(suggest("echo x > out"), [])
       assert.deepStrictEqual(suggest("echo x > /dev/null"), ["bash(echo x)"])
