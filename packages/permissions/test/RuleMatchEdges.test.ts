@@ -6,12 +6,21 @@
  * so they are compared whole.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Tool from "@tool-runtime/core/Tool"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as CommandLine from "../src/CommandLine.js"
 import type * as Rule from "../src/Rule.js"
 import * as RuleMatch from "../src/RuleMatch.js"
 import { bash, readFile } from "./SampleTools.js"
+
+const bashOptions = {
+  description: "Runs a shell command.",
+  parameters: { command: Schema.String },
+  subject: ({ command }: { readonly command: string }) => ({ _tag: "Command", command }) as const,
+  handler: ({ command }: { readonly command: string }) => Effect.succeed(`ran ${command}`)
+}
 
 const location: Rule.Location = { workspaceRoot: "/work/app", homeDirectory: "/home/dev" }
 
@@ -118,6 +127,19 @@ describe("RuleMatch at its edges", () => {
         detail: glob
       })
       assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("/bin/[ab]m x")))
+      // A negated class, an unclosed [ (a literal to bash), a dot that is only a dot.
+      assert.deepStrictEqual(RuleMatch.restrictiveMatch(rm!, line("/bin/[!x]m x")), {
+        rule: "Bash(rm:*)",
+        detail: glob
+      })
+      assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("/bin/[!r]m x")))
+      assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("/bin/r[m x")))
+      assert.isUndefined(RuleMatch.restrictiveMatch(rm!, line("/bin/r.* x")))
+      // A glob the engine cannot read as a pattern could name anything.
+      assert.deepStrictEqual(RuleMatch.restrictiveMatch(rm!, line("/bin/[z-a]m x")), {
+        rule: "Bash(rm:*)",
+        detail: glob
+      })
       // A rule whose command name is itself a wildcard meets any glob name.
       assert.deepStrictEqual(RuleMatch.restrictiveMatch(anyVersion!, line("l? --help")), {
         rule: "Bash(* --version)",
@@ -291,6 +313,13 @@ describe("RuleMatch at its edges", () => {
       assert.deepStrictEqual(suggest("bash -c 'npm test'"), [])
       assert.deepStrictEqual(suggest("$CMD"), [])
       assert.deepStrictEqual(suggest("timeout --weird 5 ls"), [])
+      // For a tool whose rules are command rules, a command no rule can spell (a rule cannot
+      // start with an assignment): nothing is offered rather than a rule that would not parse.
+      const Bash = Tool.make("Bash", { ...bashOptions })
+      const offer = (text: string) => RuleMatch.suggest(Bash, line(text), [], location)
+      assert.deepStrictEqual(offer("npm test"), ["Bash(npm test)"])
+      assert.deepStrictEqual(offer("'FOO=1' x"), [])
+      assert.deepStrictEqual(offer("npm test && 'FOO=1' x"), [])
     }))
 
   it("always allow for paths, URLs and tools that name nothing", () => {
