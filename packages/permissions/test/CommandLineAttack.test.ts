@@ -106,6 +106,8 @@ const run = (cases: ReadonlyArray<Case>) => {
 describe("CommandLine attack", () => {
   describe("allow rules decide only provably simple lines", () => {
     run([
+      // Found by the law below (seed 1327258664): the word after a redirection is an argument.
+      { line: "ls 2>&1 rm", config: "default", expected: "allow:rule" },
       { line: "ls -la", config: "default", expected: "allow:rule" },
       { line: "ls -la && git status; echo ok | cat x", config: "default", expected: "allow:rule" },
       { line: "NODE_ENV=test ls", config: "default", expected: "allow:rule" },
@@ -668,8 +670,9 @@ describe("CommandLine attack", () => {
     /** The unquoted text of a line: what must be printable ASCII when a rule allowed it. */
     const unquoted = (source: string) => source.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "")
     /** The first word of each command, past the wrappers that only change how it runs. */
+    // The & of a redirection (`2>&1`, `<&3`, `&>`) separates no commands: `ls 2>&1 rm` runs `ls rm`.
     const commandNames = (source: string) =>
-      source.split(/[;&|\n()`]+/).map((part) => {
+      source.replace(/\d*[<>]&\d*-?|&>>?/g, " ").split(/[;&|\n()`]+/).map((part) => {
         const words = part.trim().split(/[ \t]+/)
         let i = 0
         while (i < words.length && (stepping.has(words[i]!) || /^-|^[0-9]+$|=/.test(words[i]!))) i++
