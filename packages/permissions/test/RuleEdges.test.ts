@@ -32,8 +32,7 @@ describe("Rule syntax at its edges", () => {
       reason("Bash(  )"),
       "the parentheses are empty; write the tool name alone to cover every call"
     )
-    for (const name of ["Ba sh", "Bash!", "!Bash", "Bash/x", "Bash(x"]) {
-      if (name === "Bash(x") continue
+    for (const name of ["Ba sh", "Bash!", "!Bash", "Bash/x"]) {
       assert.strictEqual(reason(name), "a tool name has only letters, digits, _, ., - and * (a wildcard)", name)
     }
     assert.strictEqual(
