@@ -211,11 +211,16 @@ describe("BackgroundJobs", () => {
       const root = workspace()
       const { scope, text } = yield* setup({ root, sandbox: "unconfined" }, { tailBytes: 1024 })
       const gate = NodePath.join(root, "gate")
+      const counted = NodePath.join(root, "counted")
       yield* text(call("s", "bash", {
-        command: `seq 1 100000; while [ ! -e ${gate} ]; do sleep 0.05; done`,
+        command: `seq 1 100000; touch ${counted}; while [ ! -e ${gate} ]; do sleep 0.05; done`,
         description: "count",
         run_in_background: true
       }))
+      // The first read waits until all the output is written: read earlier
+      // (a loaded machine), it would see only the part written so far, and
+      // nothing would have scrolled away yet.
+      yield* eventually(Effect.sync(() => NodeFs.existsSync(counted)), (done) => done, 20_000)
       const first = yield* eventually(text(read("bg_1")), (t) => t.includes("[stdout]"))
       assert.include(first, "of output scrolled away before it was read")
       assert.match(first, /\[stdout\]\n1\n2\n3\n/, "the head is kept")
