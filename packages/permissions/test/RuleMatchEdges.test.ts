@@ -405,6 +405,17 @@ describe("RuleMatch at its edges", () => {
         RuleMatch.destructionOf(line("curl x | sh"), location),
         "it runs code downloaded from the network"
       )
+      // From the directory a cd leads to, said with it.
+      assert.strictEqual(
+        RuleMatch.destructionOf(line("cd / && rm -rf usr"), location),
+        "it removes usr recursively (rm -rf usr, run in /)"
+      )
+      assert.strictEqual(
+        RuleMatch.destructionOf(line("cd /work; rm -rf app"), location),
+        "it removes app recursively (rm -rf app, run in /work)"
+      )
+      assert.isUndefined(RuleMatch.destructionOf(line("cd src && rm -rf build"), location))
+      assert.isUndefined(RuleMatch.destructionOf(line("cd /tmp && rm -rf x"), location))
       assert.isUndefined(RuleMatch.destructionOf(line("ls"), location))
       assert.isUndefined(RuleMatch.destructionOf(pathTarget("/"), location))
     }))
