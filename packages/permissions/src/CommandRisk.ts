@@ -71,7 +71,8 @@ const stem = (word: string): string => {
     previous = w
     w = w.replace(/\/+$/, "").replace(/\/\*+$/, "").replace(/^\*+$/, ".")
   }
-  return w === "" ? "/" : w
+  // Only an empty word stays empty: it names nothing (`rm -rf ""` removes nothing).
+  return w === "" && word !== "" ? "/" : w
 }
 
 // What bash puts in place of a leading `~+`, `$PWD` (the working directory)
@@ -96,6 +97,7 @@ const temporary = /^\/(?:tmp|var\/tmp)(?:\/|$)/
  */
 const isVital = (word: string, location: Location | undefined, tree: boolean): boolean => {
   const target = stem(word).replace(workingForms, ".").replace(homeForms, "~")
+  if (target === "") return false
   if (target === "~" || target === "." || target === ".." || otherHome.test(target)) return true
   let path: string
   if (target.startsWith("~/")) {
@@ -274,10 +276,12 @@ export const pathsOutside = (
       : word
     if (/^\/dev\/(?:null|stdin|stdout|stderr|tty|fd\/[0-2])$/.test(value)) continue
     let path: string | undefined
-    if (value === "~" || value.startsWith("~/") || /^~[A-Za-z0-9_.-]*(?:\/|$)/.test(value)) {
-      path = location.homeDirectory === undefined
-        ? undefined
-        : normalize(`${location.homeDirectory}/${value.replace(/^~[^/]*/, "")}`)
+    if (value.startsWith("~")) {
+      // `~` and `~/x` are the home, `~+` the working directory; `~user`, `~-` (OLDPWD) and
+      // `~2` (the directory stack) lead where the words do not tell.
+      const head = /^~[^/]*/.exec(value)![0]
+      const from = head === "~" ? location.homeDirectory : head === "~+" ? cwd : undefined
+      path = from === undefined ? undefined : normalize(`${from}/${value.slice(head.length)}`)
       if (path === undefined || !inside(path)) out.push(word)
       continue
     }

@@ -180,6 +180,50 @@ describe("CommandRisk at its edges", () => {
     assert.strictEqual(CommandRisk.destructive(w("mv /etc /tmp/x")), moved)
   })
 
+  it("operands, quotes and widening globs around a target", () => {
+    const table: ReadonlyArray<readonly [string, string | undefined]> = [
+      // After --, a word starting with - is an operand, and this one climbs out of the workspace.
+      ["rm -r -- -x/../..", "it removes -x/../.. recursively"],
+      ["rm -r -x/../..", undefined],
+      // The command's own path is no operand.
+      ["/bin/rm -r build", undefined],
+      ["/work/tools/rm -r build", undefined],
+      // Globs and slashes that only widen the target are stripped before it is judged.
+      ["rm -r /work/app/**", "it removes /work/app/** recursively"],
+      ["rm -r /work/app/*/", "it removes /work/app/*/ recursively"],
+      ["rm -r /work/app//", "it removes /work/app// recursively"],
+      ["rm -r *", "it removes * recursively"],
+      ["rm -r **/", "it removes **/ recursively"],
+      ["rm -r /work/app/*.log", undefined],
+      ["rm -r /work/app/src/*", undefined],
+      ["rm -r x*", undefined],
+      ["rm -r .*", undefined],
+      // Quotes a word kept are no part of the path.
+      ["rm \"/etc\"", "it removes \"/etc\""],
+      ["rm '/usr'", "it removes '/usr'"],
+      ["rm '/usr", "it removes '/usr"],
+      ["rm /usr'", "it removes /usr'"],
+      ["rm -r '/work/app/build'", undefined],
+      ["rm -r \"~\"", "it removes \"~\" recursively"]
+    ]
+    for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+    // The root, however written, with no location known.
+    for (const word of ["/", "//", "/*", "/.", "'/'"]) {
+      assert.strictEqual(CommandRisk.destructive(["rm", "-rf", word]), `it removes ${word} recursively`, word)
+    }
+    assert.isUndefined(CommandRisk.destructive(["rm", "-rf", ""]))
+    assert.strictEqual(destructive("xargs -r rm -f"), undefined)
+    assert.strictEqual(destructive("xargs grep x -r"), undefined)
+    assert.strictEqual(destructive("xargs -0 -r rm -r"), "it removes what it reads, recursively")
+    for (const name of ["xmkfs", "mkfsck", "xmke2fs", "mke2fsx", "xmkswap", "mkswapx", "mkfs.", "mkfs.ext4x"]) {
+      assert.strictEqual(
+        destructive(`${name} /dev/sda`),
+        name === "mkfs.ext4x" ? "it formats a device" : undefined,
+        name
+      )
+    }
+  })
+
   it("chmod, chown, chgrp: only recursive, only on a vital target, a mode is not a target", () => {
     const table: ReadonlyArray<readonly [string, string | undefined]> = [
       ["chmod -R 777 /", "it changes ownership or modes of / recursively"],
@@ -320,6 +364,19 @@ describe("CommandRisk at its edges", () => {
       []
     )
     assert.deepStrictEqual(outside("cat ~/x", { workspaceRoot: "/work/app" }), ["~/x"])
+    // ~+ is the working directory; another user's home, ~- and the directory stack are not known.
+    const home: CommandRisk.Location = { workspaceRoot: "/home/dev", homeDirectory: "/home/dev" }
+    assert.deepStrictEqual(outside("cat ~/x ~root/.ssh/id ~-/x ~- ~2/x ~+2/x ~+/x ~+/../x ~+", home), [
+      "~root/.ssh/id",
+      "~-/x",
+      "~-",
+      "~2/x",
+      "~+2/x",
+      "~+/../x"
+    ])
+    assert.deepStrictEqual(outside("cat ~+/../lib ~+/../../x", { ...location, cwd: "/work/app/src" }), [
+      "~+/../../x"
+    ])
     assert.deepStrictEqual(outside("grep --file=/etc/x -f/etc/y -C../z -n5 --count=3 x"), [
       "--file=/etc/x",
       "-f/etc/y",
@@ -374,6 +431,17 @@ describe("CommandRisk at its edges", () => {
     assert.isFalse(form("sed s/a/b/g/ f"))
     // Only the first operand is the script; the rest are files.
     assert.isTrue(form("sed s/a/b/ 1d"))
+    assert.isTrue(form("sed -ni s/abc/de/gp f"))
+    assert.isTrue(form("sed s/a-b/c-d/ f"))
+    assert.isTrue(form("sed s/a\\/b/c\\/d/ f"))
+    assert.isTrue(form("sed -E -i s/x+/y/2g f"))
+    // -nf reads the script from a file, whatever that file is called.
+    assert.isFalse(form("sed -nf s/a/b/ f"))
+    assert.isFalse(form("sed -i.bak s/a/b/ f"))
+    assert.isFalse(form("sed x-i s/a/b/ f"))
+    assert.isFalse(form("sed xs/a/b/ f"))
+    assert.isFalse(form("sed s/a/b/gw f"))
+    assert.isFalse(form("sed s/a/b/;e f"))
     assert.deepStrictEqual(CommandRisk.fileCommandRules, [
       "Bash(mkdir *)",
       "Bash(touch *)",
