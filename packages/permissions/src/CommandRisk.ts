@@ -177,6 +177,17 @@ export const destructive = (words: ReadonlyArray<string>, location?: Location): 
         : undefined
     case "dd":
       return words.some((w) => w.startsWith("of=") && device.test(w.slice(3))) ? "it writes to a device" : undefined
+    case "rsync": {
+      // --delete (and --del, --delete-after…) empties the destination of what the source lacks:
+      // `rsync -a --delete empty/ /` wipes the machine. A remote destination (`host:path`) is not ours.
+      const deletes = words.some((w) => /^--del(?:ete(?:-[a-z]+)?)?$/.test(w))
+      const destination = operands(words).at(-1)
+      return deletes && operands(words).length > 1 && destination !== undefined &&
+          !/^[^/]*:/.test(destination) && isVital(destination, location, true)
+        ? `it deletes from ${destination} what its source lacks`
+        : undefined
+    }
+    case "truncate":
     case "tee":
     case "cp":
     case "shred":
