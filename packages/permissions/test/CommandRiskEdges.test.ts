@@ -115,6 +115,14 @@ describe("CommandRisk at its edges", () => {
       ["rm -rf $PWD/build", undefined],
       ["rm -rf ${PWD}/build", undefined],
       ["rm -rf $PWDX", "it removes $PWDX recursively"],
+      ["rm -rf build/$PWD", "it removes build/$PWD recursively"],
+      ["rm -rf build/~root", undefined],
+      ["rm -rf build~", undefined],
+      ["rm x~root", undefined],
+      ["rm ~www-data", "it removes ~www-data"],
+      ["rm ~_x.y-z", "it removes ~_x.y-z"],
+      ["rm ~-x", undefined],
+      ["mv ~/$X /tmp/x", undefined],
       ["rm -rf ${HOME:-/x}", "it removes ${HOME:-/x} recursively"],
       ["rm -rf ${HOME-x}", "it removes ${HOME-x} recursively"],
       ["rm -rf ${HOME:=x}", "it removes ${HOME:=x} recursively"],
@@ -125,7 +133,21 @@ describe("CommandRisk at its edges", () => {
     for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
     // The home's own forms stay inside a workspace that lies under the home.
     const underHome: CommandRisk.Location = { workspaceRoot: "/home/dev", homeDirectory: "/home/dev" }
-    for (const word of ["$HOME/build", "${HOME}/build", "${HOME:-/x}/build", "~/build", "./build", "~+/build"]) {
+    for (
+      const word of [
+        "$HOME/build",
+        "${HOME}/build",
+        "${HOME:-/x}/build",
+        "${HOME-x}/build",
+        "${HOME=x}/build",
+        "${HOME:?x}/build",
+        "${HOME?x}/build",
+        "~/build",
+        "./build",
+        "~+/build",
+        "$PWD/build"
+      ]
+    ) {
       assert.isUndefined(destructive(`rm -rf ${word}`, { ...underHome, workspaceRoot: "/home/dev" }), word)
     }
     assert.strictEqual(destructive("rm -rf $HOME", underHome), "it removes $HOME recursively")
