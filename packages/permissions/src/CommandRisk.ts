@@ -86,6 +86,8 @@ const otherHome = /^~[A-Za-z_][A-Za-z0-9_.-]*$/
 const unknownValue = /`|\$[A-Za-z0-9_@*#?$!{(-]|^~/
 
 const temporary = /^\/(?:tmp|var\/tmp)(?:\/|$)/
+/** What `mktemp` just made (`tmp=$(mktemp -d); rm -rf "$tmp"`), or a path below it that does not climb. */
+const fresh = /^(?:\$\(mktemp(?: [^()`$;|&]*)?\)|`mktemp(?: [^()`$;|&]*)?`)(?:\/(?!(?:.*\/)?\.\.(?:\/|$)).*)?$/
 
 /**
  * A target whose loss is a lost machine, home or workspace: `/` and the
@@ -97,7 +99,7 @@ const temporary = /^\/(?:tmp|var\/tmp)(?:\/|$)/
  */
 const isVital = (word: string, location: Location | undefined, tree: boolean): boolean => {
   const target = stem(word).replace(workingForms, ".").replace(homeForms, "~")
-  if (target === "") return false
+  if (target === "" || fresh.test(target)) return false
   if (target === "~" || target === "." || target === ".." || otherHome.test(target)) return true
   let path: string
   if (target.startsWith("~/")) {
@@ -153,7 +155,9 @@ export const destructive = (words: ReadonlyArray<string>, location?: Location): 
       const recursive = /R/.test(flags(words)) || longOption(words, "--recursive", 4)
       // The first operand is the mode or the owner (`755`, `$USER:staff`), unless a reference file
       // gives it or the mode reads as an option (`chmod -R -x /`).
-      const given = words.some((w) => w.startsWith("--reference") || (name === "chmod" && /^-[rwxXst]+$/.test(w)))
+      const given = words.some((w) =>
+        w.startsWith("--reference") || (name === "chmod" && /^-[rwxXst][rwxXstugoa,=+-]*$/.test(w))
+      )
       const files = given ? operands(words) : operands(words).slice(1)
       const target = files.find((w) => isVital(w, location, true))
       return recursive && target !== undefined ? `it changes ownership or modes of ${target} recursively` : undefined
@@ -171,21 +175,27 @@ export const destructive = (words: ReadonlyArray<string>, location?: Location): 
         ? "it deletes or runs a command on everything under a vital directory"
         : undefined
     }
-    case "mv":
-      return operands(words).slice(0, -1).some((w) => isVital(w, location, false))
+    case "mv": {
+      // With -t DIR (--target-directory=DIR, -tDIR) every other operand is a source.
+      const t = words.findIndex((w) => w === "-t" || w === "--target-directory")
+      const sources = t !== -1
+        ? operands(words).filter((w) => w !== words[t + 1])
+        : words.some((w) => /^(?:-t|--target-directory=)./.test(w))
+        ? operands(words)
+        : operands(words).slice(0, -1)
+      return sources.some((w) => isVital(w, location, false))
         ? "it moves a system directory, the home directory or the workspace away"
         : undefined
+    }
     case "dd":
       return words.some((w) => w.startsWith("of=") && device.test(w.slice(3))) ? "it writes to a device" : undefined
     case "rsync": {
       // --delete (and --del, --delete-after…) empties the destination of what the source lacks:
       // `rsync -a --delete empty/ /` wipes the machine. A remote destination (`host:path`) is not ours.
       const deletes = words.some((w) => /^--del(?:ete(?:-[a-z]+)?)?$/.test(w))
-      const destination = operands(words).at(-1)
-      return deletes && operands(words).length > 1 && destination !== undefined &&
-          !/^[^/]*:/.test(destination) && isVital(destination, location, true)
-        ? `it deletes from ${destination} what its source lacks`
-        : undefined
+      // Any operand after the first may be the destination: an option's value can follow it.
+      const destination = operands(words).slice(1).find((w) => !/^[^/]*:/.test(w) && isVital(w, location, true))
+      return deletes && destination !== undefined ? `it deletes from ${destination} what its source lacks` : undefined
     }
     case "truncate":
     case "tee":

@@ -96,32 +96,53 @@ const operandOf = (word: string): string | undefined => {
 // directories a command may run in
 // ---------------------------------------------------------------------------
 
+/** A directory given from the home: `~`, `~/x`, `$HOME/x`. */
+const homeLed = /^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/
+
 /**
  * The directories a later command could run in after these words ran from
- * any of `cwds`: a `cd`, `pushd` or `popd` (also behind `builtin`,
- * `command`, `time`) adds where it goes; one that goes somewhere the line
- * does not say (no operand, `-`, `~x`, `popd`) adds `/`, from where no
- * relative path is known to be inside.
+ * any of `cwds`: a `cd`, `pushd`, `popd` (also behind `builtin`, `command`,
+ * `time`) or `env -C` adds where it goes (`cd`, `cd ~/x` and `cd $HOME/x`
+ * through the home directory, when it is known); one that goes somewhere
+ * the line does not say (`-`, `~user`, a variable, a substitution, `popd`)
+ * adds `/`, from where no relative path is known to be inside.
  *
  * @since 0.4.0
  * @category directories
  */
+
 export const afterCd = (
   cwds: ReadonlyArray<string>,
   commands: ReadonlyArray<ReadonlyArray<string>>,
   location: Rule.Location
 ): ReadonlyArray<string> => {
   const out = [...cwds]
+  const go = (to: string | undefined) => {
+    const home = homeLed.exec(to ?? "")
+    if (home !== null && location.homeDirectory !== undefined) {
+      out.push(Rule.resolve(`${location.homeDirectory}${to!.slice(home[0].length)}`, location))
+    } else if (to === undefined || to === "-" || to.startsWith("~") || /[`$]/.test(to)) out.push("/")
+    else for (const cwd of [...out]) out.push(Rule.resolve(to, { ...location, workspaceRoot: cwd }))
+  }
   for (const words of commands) {
     const head = words[0]
+    // `env -C dir cmd` and `env --chdir=dir cmd` run cmd there.
+    if (head === "env") {
+      const chdir = words.findIndex((w) => /^(?:-C|--chdir(?:=|$))/.test(w))
+      if (chdir !== -1) {
+        const word = words[chdir]!
+        go(/^(?:-C|--chdir)$/.test(word) ? words[chdir + 1] : word.replace(/^(?:-C|--chdir=)/, ""))
+      }
+      continue
+    }
     if (head !== "cd" && head !== "pushd" && head !== "popd") continue
     const operands = words.slice(1)
     let i = 0
     while (i < operands.length && /^-[LPe@]+$/.test(operands[i]!)) i++
     if (operands[i] === "--") i++
-    const to = i === operands.length - 1 ? operands[i] : undefined
-    if (to === undefined || to === "-" || to.startsWith("~") || head === "popd") out.push("/")
-    else for (const cwd of [...out]) out.push(Rule.resolve(to, { ...location, workspaceRoot: cwd }))
+    // A bare `cd` goes home; a bare `pushd` swaps the stack.
+    const to = head === "cd" && i === operands.length ? "~" : i === operands.length - 1 ? operands[i] : undefined
+    go(head === "popd" ? undefined : to)
   }
   return [...new Set(out)]
 }

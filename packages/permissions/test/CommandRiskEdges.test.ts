@@ -131,6 +131,28 @@ describe("CommandRisk at its edges", () => {
       ["rm -rf $HOME/x", "it removes $HOME/x recursively"]
     ]
     for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
+    // What mktemp just made is no loss, nor what lies below it; its parent is unknown.
+    const made: ReadonlyArray<readonly [string, boolean]> = [
+      ["$(mktemp -d)", false],
+      ["`mktemp -d`", false],
+      ["$(mktemp)", false],
+      ["$(mktemp -d -t x.XXXX)", false],
+      ["$(mktemp -d)/x/y", false],
+      ["$(mktemp -d)/..", true],
+      ["$(mktemp -d)/x/../..", true],
+      ["$(mktemp -d)x", true],
+      ["$(mktemp -d;echo /)", true],
+      ["$(mktemp $(echo /))", true],
+      ["$(mktempx)", true],
+      ["x$(mktemp)", true]
+    ]
+    for (const [word, vital] of made) {
+      assert.strictEqual(
+        CommandRisk.destructive(["rm", "-rf", word], location),
+        vital ? `it removes ${word} recursively` : undefined,
+        word
+      )
+    }
     // The home's own forms stay inside a workspace that lies under the home.
     const underHome: CommandRisk.Location = { workspaceRoot: "/home/dev", homeDirectory: "/home/dev" }
     for (
@@ -194,7 +216,16 @@ describe("CommandRisk at its edges", () => {
       ["mv /work/apps /tmp/x", undefined],
       ["mv build /tmp/x", undefined],
       ["mv ~/notes /tmp/x", undefined],
-      ["mv /tmp/a /etc", undefined]
+      ["mv /tmp/a /etc", undefined],
+      // With a target directory given, every other operand is a source.
+      ["mv -t /tmp /work/app", moved],
+      ["mv -t /tmp a /home/dev", moved],
+      ["mv --target-directory /tmp ~", moved],
+      ["mv --target-directory=/tmp ~", moved],
+      ["mv -t/tmp ~", moved],
+      ["mv -t /tmp a b", undefined],
+      ["mv -t / a", undefined],
+      ["mv -T a /work/app", undefined]
     ]
     for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
     // Without a known workspace, only the system's directories and the home.
@@ -269,6 +300,9 @@ describe("CommandRisk at its edges", () => {
       // A mode that reads as an option leaves every operand a file.
       ["chmod -R -x /", "it changes ownership or modes of / recursively"],
       ["chmod -R -wx /etc", "it changes ownership or modes of /etc recursively"],
+      ["chmod -R -w,o-x /", "it changes ownership or modes of / recursively"],
+      ["chmod -R -x,g=u ~", "it changes ownership or modes of ~ recursively"],
+      ["chmod -R -- 755 /", "it changes ownership or modes of / recursively"],
       ["chmod -R -X build", undefined],
       ["chown -R --reference=x ~", "it changes ownership or modes of ~ recursively"],
       ["chmod -R --reference=x /usr", "it changes ownership or modes of /usr recursively"],
@@ -326,6 +360,9 @@ describe("CommandRisk at its edges", () => {
       ["rsync -a --delete /", undefined],
       ["rsync -a x/ /", undefined],
       ["rsync -a --deletex x/ /", undefined],
+      // An option's value after the operands is no destination; the destination before it still is.
+      ["rsync -a --delete /tmp/e/ ~ --exclude .git", "it deletes from ~ what its source lacks"],
+      ["rsync -a --delete / out", undefined],
       ["tee /dev/stdout", undefined],
       ["tee /dev/fd/1", undefined],
       ["tee /dev/shm/x", undefined],

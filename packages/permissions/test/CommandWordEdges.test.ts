@@ -91,6 +91,9 @@ describe("command words at their edges", () => {
       assert.notInclude(yield* readings("X=ls; ${X:-rm} x"), "rm x")
       assert.include(yield* readings("X=1; ${X:+rm} x"), "rm x")
       assert.include(yield* readings("X=; ${X+rm} x"), "rm x")
+      // PWD is always set: its value, not the default; unset, the default.
+      assert.deepStrictEqual(yield* readings("rm -rf ${PWD:-/tmp} ${PWD=x}"), ["rm -rf $PWD $PWD"])
+      assert.include(yield* readings("PWD=/etc; rm -rf ${PWD:-/tmp}"), "rm -rf /etc")
     }))
 
   it("code a builtin keeps to run later: each builtin, each spelling of its option", () => {

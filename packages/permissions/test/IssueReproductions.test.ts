@@ -222,6 +222,11 @@ describe("the issue's reproductions", () => {
         "cd / && rm -rf usr",
         "cd .. && rm -rf project",
         "cd /home; chmod -R 777 dev",
+        "cd \"$HOME\"/.. && rm -rf dev",
+        "cd $HOME && rm -rf Documents",
+        "env -C / rm -rf usr",
+        "env --chdir=/ rm -rf usr",
+        "rm -rf ${PWD:-/tmp}",
         // Targets the words do not tell: a variable (the Steam-installer bug), a substitution, OLDPWD.
         "rm -rf \"$STEAMROOT/\"*",
         "rm -rf \"$DIR\"/",
@@ -230,7 +235,10 @@ describe("the issue's reproductions", () => {
         "find $X -delete",
         // Another user's home, and the workspace moved away.
         "rm -rf ~root",
-        "mv /work/project /tmp/old"
+        "mv /work/project /tmp/old",
+        "mv -t /tmp /work/project",
+        "chmod -R -w,o-x /",
+        "rsync -a --delete /tmp/empty/ ~ --exclude .git"
       ]
       for (const mode of ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"] as const) {
         const subject = yield* engineWith(
@@ -242,6 +250,32 @@ describe("the issue's reproductions", () => {
           assert.isFalse(outcome.startsWith("allow"), `${mode}: ${line} was ${outcome}`)
           assert.strictEqual(outcome, mode === "dontAsk" ? "deny:mode" : "ask", `${mode}: ${line}`)
         }
+      }
+    }))
+
+  it.effect("the everyday removals and copies an agent runs stay ordinary", () =>
+    Effect.gen(function*() {
+      const subject = yield* engineWith(
+        { mode: "bypassPermissions", allow: ["Bash"], homeDirectory: "/home/dev", workspaceRoot: "/home/dev/app" },
+        () => Approver.deny("no")
+      )
+      for (
+        const line of [
+          "rm -rf node_modules dist build",
+          "cd ~/app && rm -rf node_modules",
+          "cd $HOME/app/src && rm -rf generated",
+          "tmp=$(mktemp -d); cp a \"$tmp\"; rm -rf \"$tmp\"",
+          "rm -rf \"$(mktemp -d)\"/x",
+          "rsync -a --delete src/ dist/",
+          "cd dist && rm -rf build",
+          "chmod +x run.sh",
+          "chmod -R 755 scripts",
+          "chown -R $USER build",
+          "mv -t /tmp a.log b.log",
+          "env -C src rm -rf out"
+        ]
+      ) {
+        assert.strictEqual(yield* outcomeOf(subject, command(line)), "allow:mode", line)
       }
     }))
 
