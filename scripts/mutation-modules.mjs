@@ -69,6 +69,7 @@ export const modules = {
       // workspace, safe prefixes) and how wrappers and assignments are read
       // are tested here.
       "packages/permissions/test/RecursiveRemoval.test.ts",
+      "packages/permissions/test/DestructiveFromAnywhere.test.ts",
       "packages/permissions/test/WorkspaceBounds.test.ts",
       "packages/permissions/test/SafeVariablePrefix.test.ts",
       "packages/permissions/test/Wrappers.test.ts",
