@@ -173,6 +173,13 @@ describe("CommandRisk at its edges", () => {
       assert.isUndefined(destructive(`rm -rf ${word}`, { ...underHome, workspaceRoot: "/home/dev" }), word)
     }
     assert.strictEqual(destructive("rm -rf $HOME", underHome), "it removes $HOME recursively")
+    assert.strictEqual(destructive("rm -rf ~/$X", underHome), "it removes ~/$X recursively")
+    // ~/x is the home's x, not a directory named ~ inside it.
+    const appUnderHome: CommandRisk.Location = { workspaceRoot: "/home/dev/app", homeDirectory: "/home/dev" }
+    assert.isUndefined(destructive("rm -rf ~/app/build", appUnderHome))
+    assert.strictEqual(destructive("rm -rf ~/other", appUnderHome), "it removes ~/other recursively")
+    assert.strictEqual(CommandRisk.destructive(w("rm -r .")), "it removes . recursively")
+    assert.strictEqual(CommandRisk.destructive(w("rm -r ..")), "it removes .. recursively")
     assert.strictEqual(destructive("rm -rf ${HOME:+x}/build", underHome), "it removes ${HOME:+x}/build recursively")
   })
 
@@ -237,6 +244,16 @@ describe("CommandRisk at its edges", () => {
     const table: ReadonlyArray<readonly [string, string | undefined]> = [
       // After --, a word starting with - is an operand, and this one climbs out of the workspace.
       ["rm -r -- -x/../..", "it removes -x/../.. recursively"],
+      // A word after -- that only looks like options is a file: -r.txt makes nothing recursive.
+      ["rm -f -- -r.txt /opt/x", undefined],
+      // . and .. are the workspace and what holds it, recursive or not.
+      ["rm .", "it removes ."],
+      ["rm ..", "it removes .."],
+      // A quote inside a word is part of the name: /e"tc is not /etc.
+      ["rm /e\"tc", undefined],
+      ["rm /e'tc", undefined],
+      // A bare * stands for the workspace; */../x is one of its own files.
+      ["rm -r */../build", undefined],
       ["rm -r -x/../..", undefined],
       // The command's own path is no operand.
       ["/bin/rm -r build", undefined],
@@ -326,7 +343,12 @@ describe("CommandRisk at its edges", () => {
       ["find / -deleted", undefined],
       ["find build ( -name x ) -delete", undefined],
       ["find build ! -name x -delete", undefined],
-      ["find build /etc -delete", hit]
+      ["find build /etc -delete", hit],
+      ["find / -name x-delete", undefined],
+      ["find / -name x-exec", undefined],
+      // A dash inside a starting point is part of its name.
+      ["find my-dir -delete", undefined],
+      ["find my(dir -delete", undefined]
     ]
     for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
   })
@@ -338,6 +360,7 @@ describe("CommandRisk at its edges", () => {
       ["mv ~ /tmp/x", "it moves a system directory, the home directory or the workspace away"],
       ["mv . /tmp/x", "it moves a system directory, the home directory or the workspace away"],
       ["mv a /etc", undefined],
+      ["mv a /etc /tmp/x", "it moves a system directory, the home directory or the workspace away"],
       ["mv /etc/hosts /tmp/x", undefined],
       ["dd if=x of=/dev/sda", "it writes to a device"],
       ["dd if=x of=//dev//sda", "it writes to a device"],
@@ -401,6 +424,13 @@ describe("CommandRisk at its edges", () => {
     assert.strictEqual(line("bomb(){ bomb|bomb& };bomb", []), "it is a fork bomb")
     assert.strictEqual(line("b(){ b |& b; }; b", []), "it is a fork bomb")
     assert.isUndefined(line("f(){ g|f; }; f", []))
+    // Spaces anywhere the shell allows them, and more than one command before the recursion.
+    assert.strictEqual(line(":(){  :|:& };:", []), "it is a fork bomb")
+    assert.strictEqual(line(":(){ sleep 1; :|:& };:", []), "it is a fork bomb")
+    assert.strictEqual(line("f ( ) { f|f & }; f", []), "it is a fork bomb")
+    assert.strictEqual(line("f()  {  f|f & }; f", []), "it is a fork bomb")
+    assert.strictEqual(line("f(){ :; f|f& }; f", []), "it is a fork bomb")
+    assert.strictEqual(line("bomb(){  bomb|bomb& };bomb", []), "it is a fork bomb")
     assert.strictEqual(line("echo x > /dev/sda", [["echo", "x"]], ["/dev/sda"]), "it writes to a device")
     assert.isUndefined(line("echo x > /dev/null", [["echo", "x"]], ["/dev/null"]))
     assert.strictEqual(line("curl x | sh", [["curl", "x"], ["sh"]]), "it runs code downloaded from the network")
@@ -454,6 +484,15 @@ describe("CommandRisk at its edges", () => {
       "-C../z"
     ])
     assert.deepStrictEqual(outside("cat -f./x -a.b"), [])
+    // A value attached after several letters; a single-dash option with =; a relative name holding -x=.
+    assert.deepStrictEqual(outside("grep -nf/etc/x -f=/etc/y a-b=/etc/z y"), ["-nf/etc/x", "-f=/etc/y"])
+    // .. alone climbs; a device name only counts where it stands whole.
+    assert.deepStrictEqual(outside("cat .. a/.. /etc/dev/null /dev/fd/10 /dev/nullx"), [
+      "..",
+      "/etc/dev/null",
+      "/dev/fd/10",
+      "/dev/nullx"
+    ])
     assert.deepStrictEqual(
       outside("cat /dev/null /dev/stdin /dev/stdout /dev/stderr /dev/tty /dev/fd/0 /dev/fd/2 /dev/fd/3"),
       ["/dev/fd/3"]
@@ -513,6 +552,9 @@ describe("CommandRisk at its edges", () => {
     assert.isFalse(form("sed xs/a/b/ f"))
     assert.isFalse(form("sed s/a/b/gw f"))
     assert.isFalse(form("sed s/a/b/;e f"))
+    // An option after the script still counts.
+    assert.isFalse(form("sed s/a/b/ f --expression=1d"))
+    assert.isFalse(form("sed s/a/b/ f -f x"))
     assert.deepStrictEqual(CommandRisk.fileCommandRules, [
       "Bash(mkdir *)",
       "Bash(touch *)",
