@@ -232,7 +232,9 @@ describe("CommandRisk at its edges", () => {
       ["mv -t/tmp ~", moved],
       ["mv -t /tmp a b", undefined],
       ["mv -t / a", undefined],
-      ["mv -T a /work/app", undefined]
+      ["mv -T a /work/app", undefined],
+      // A -t inside a name is no target-directory option: into the workspace is no move away.
+      ["mv my-tmp /work/app", undefined]
     ]
     for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
     // Without a known workspace, only the system's directories and the home.
@@ -282,6 +284,7 @@ describe("CommandRisk at its edges", () => {
       assert.strictEqual(CommandRisk.destructive(["rm", "-rf", word]), `it removes ${word} recursively`, word)
     }
     assert.isUndefined(CommandRisk.destructive(["rm", "-rf", ""]))
+    assert.isUndefined(CommandRisk.destructive(["rm", "-rf", ""], location))
     assert.strictEqual(destructive("xargs -r rm -f"), undefined)
     assert.strictEqual(destructive("xargs grep x -r"), undefined)
     assert.strictEqual(destructive("xargs -0 -r rm -r"), "it removes what it reads, recursively")
@@ -312,6 +315,8 @@ describe("CommandRisk at its edges", () => {
       ["chown -R $USER build", undefined],
       ["chown -R $(id -u):staff build", undefined],
       ["chmod -R $MODE build", undefined],
+      // A file whose name holds -x is no mode given as an option.
+      ["chmod -R $MODE my-x", undefined],
       ["chmod -R .. build", undefined],
       ["chmod -R 755 ..", "it changes ownership or modes of .. recursively"],
       // A mode that reads as an option leaves every operand a file.
@@ -386,6 +391,10 @@ describe("CommandRisk at its edges", () => {
       // An option's value after the operands is no destination; the destination before it still is.
       ["rsync -a --delete /tmp/e/ ~ --exclude .git", "it deletes from ~ what its source lacks"],
       ["rsync -a --delete / out", undefined],
+      ["rsync -a x--delete /", undefined],
+      // A colon after a slash is part of a local path; before any slash it names a host.
+      ["rsync -a --delete x/ /opt/a:b", "it deletes from /opt/a:b what its source lacks"],
+      ["rsync -a --delete x/ host:/..", undefined],
       ["tee /dev/stdout", undefined],
       ["tee /dev/fd/1", undefined],
       ["tee /dev/shm/x", undefined],
