@@ -12,7 +12,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     sequence: { concurrent: false },
-    setupFiles: process.env.TOOL_RUNTIME_MUTATION === undefined ? [] : ["scripts/mutation-setup.ts"],
+    setupFiles: [
+      "scripts/test-setup.ts",
+      ...(process.env.TOOL_RUNTIME_MUTATION === undefined ? [] : ["scripts/mutation-setup.ts"])
+    ],
     // Files that load the bash grammar would each wait ~1.3 s at exit for V8's
     // background tier-up of its WebAssembly (see apps/cli/src/bin.ts).
     poolOptions: { forks: { execArgv: ["--liftoff-only"] } }
