@@ -56,7 +56,10 @@ export const modules = {
       "packages/permissions/src/EmbeddedScripts.ts",
       "packages/permissions/src/LexicalReadings.ts",
       "packages/permissions/src/CommandNodeReadings.ts",
-      "packages/permissions/src/CommandRisk.ts"
+      "packages/permissions/src/CommandRisk.ts",
+      // Where a `cd`, `pushd` or `env -C` leaves the commands after it: the
+      // destructive-target check reads every such directory.
+      { file: "packages/permissions/src/ReadReach.ts", from: "const expandHome", to: "export const namedPaths" }
     ],
     tests: [
       "packages/permissions/test/CommandLine.test.ts",
@@ -73,7 +76,9 @@ export const modules = {
       "packages/permissions/test/WorkspaceBounds.test.ts",
       "packages/permissions/test/SafeVariablePrefix.test.ts",
       "packages/permissions/test/Wrappers.test.ts",
-      "packages/permissions/test/VariablesTheLineAssigns.test.ts"
+      "packages/permissions/test/VariablesTheLineAssigns.test.ts",
+      "packages/permissions/test/ReadReach.test.ts",
+      "packages/permissions/test/WritesAfterCd.test.ts"
     ]
   },
   "read-only-commands": {
