@@ -90,6 +90,9 @@ const inForce = (node: BashSyntax.SyntaxNode): boolean => {
   return parent.type === "list" && parent.firstChild?.id === node.id && inForce(parent)
 }
 
+/** A variable given a default: `${X:-d}`, `${X-d}`, `${X:=d}`, `${X=d}`. */
+const defaulted = /\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=]/g
+
 /** Builtins that unset a variable or give it another scope: after one, no assignment is sure. */
 const unsetting = /(?:^|[^\w-])(?:unset|local|declare|typeset)(?:$|[^\w-])/
 
@@ -125,6 +128,28 @@ export const collectReadings = (
     }
     return differs ? alternate : undefined
   }
+  // The environments a node is read in: the assignments in force, the other
+  // reading above, and each of those again with every variable the node gives
+  // a default (`${X:-/tmp}`) and the line never assigns taken as set. The
+  // default alone is bash's reading only when X is unset; X may come from the
+  // caller's environment or an earlier call (`rm -rf ${HOME:-/tmp}` removes
+  // the home wherever HOME is set).
+  const scopes = (node: BashSyntax.SyntaxNode): ReadonlyArray<WordFields.Env> => {
+    const alternate = other()
+    const base = alternate === undefined ? [env] : [env, alternate]
+    if (!node.text.includes("${")) return base
+    const out: Array<WordFields.Env> = [...base]
+    for (const scope of base) {
+      let set: WordFields.Env | undefined
+      for (const [, name] of node.text.matchAll(defaulted)) {
+        if (name === undefined || name === "IFS" || scope.has(name)) continue
+        set ??= new Map(scope)
+        set.set(name, `$${name}`)
+      }
+      if (set !== undefined) out.push(set)
+    }
+    return out
+  }
   // Where bash and the grammar may end a here-document at different lines (several on a line,
   // CR, backslash-newline, a delimiter bash transforms), a body may be commands to bash.
   const tangled = /<<[^<]/.test(root.text) &&
@@ -158,12 +183,9 @@ export const collectReadings = (
         if (value !== null) EmbeddedScripts.substitutionReadings(analyse, value.text, readings, depth)
         break
       }
-      case "command": {
-        CommandNodeReadings.commandReadings(analyse, node, env, readings, depth)
-        const alternate = other()
-        if (alternate !== undefined) CommandNodeReadings.commandReadings(analyse, node, alternate, readings, depth)
+      case "command":
+        for (const scope of scopes(node)) CommandNodeReadings.commandReadings(analyse, node, scope, readings, depth)
         break
-      }
       case "command_substitution":
         // The grammar reads a backquoted body once; bash removes its escapes first and
         // reads the result again, so `\`` inside is a substitution of its own.
@@ -174,12 +196,9 @@ export const collectReadings = (
           }
         }
         break
-      case "pipeline": {
-        CommandNodeReadings.pipedScripts(analyse, node, env, readings, depth)
-        const alternate = other()
-        if (alternate !== undefined) CommandNodeReadings.pipedScripts(analyse, node, alternate, readings, depth)
+      case "pipeline":
+        for (const scope of scopes(node)) CommandNodeReadings.pipedScripts(analyse, node, scope, readings, depth)
         break
-      }
       case "declaration_command":
         // `declare -i x='a[$(cmd)]'` and `declare 'a[$(cmd)]=1'` evaluate subscripts.
         EmbeddedScripts.substitutionReadings(analyse, node.text, readings, depth)
@@ -233,8 +252,7 @@ export const collectReadings = (
         const operator = node.children.find((c) => !c.isNamed)?.type ?? ""
         const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1)
         if (destination !== undefined && destination !== null && /^(?:>|>>|&>|&>>|>\||>&)$/.test(operator)) {
-          const alternate = other()
-          for (const scope of alternate === undefined ? [env] : [env, alternate]) {
+          for (const scope of scopes(node)) {
             const path = WordFields.fieldsOf(destination, scope).join(" ")
             if (readings.writes.length < ReadingSet.maxReadings && !readings.writes.includes(path)) {
               readings.writes.push(path)

@@ -102,7 +102,8 @@ const expansionValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
   // `${X:-default}`, `${X:=default}`: the value, or the default; with X unknown, the default is one reading.
   if (operators.length === 1 && /^:?[-=]$/.test(operator.type)) {
     // Bash always sets PWD: its value, not the default (`rm -rf ${PWD:-/tmp}` removes the working
-    // directory). HOME is not here: under `inherit: "none"` it is unset, and the default runs.
+    // directory). HOME is not here: under `inherit: "none"` it is unset, and the default runs;
+    // the reading with it set comes from CommandReadings, which reads the node both ways.
     if (known === undefined && !isUnset && name.text === "PWD") return "$PWD"
     return known === undefined || (colon && known === "") ? operand() : known
   }

@@ -491,6 +491,12 @@ describe("CommandLine attack", () => {
       { line: "rm -rf ~", config: "bypassAll", expected: "ask" },
       { line: "rm -rf \"$HOME\"", config: "bypassAll", expected: "ask" },
       { line: "rm -rf $HOME/*", config: "bypassAll", expected: "ask" },
+      // A default is the value only when the variable is unset; HOME and X may be set.
+      { line: "rm -rf ${HOME:-/tmp}", config: "bypassAll", expected: "ask" },
+      { line: "rm -rf \"${HOME-/tmp}\"", config: "bypassAll", expected: "ask" },
+      { line: "rm -rf ${X:=/tmp}", config: "bypassAll", expected: "ask" },
+      { line: "echo ok; rm -rf ${X:-/tmp}", config: "bypassAll", expected: "ask" },
+      { line: "X=/tmp/x; rm -rf ${X:-/tmp}", config: "bypassAll", expected: "allow:mode" },
       { line: "rm -rf .", config: "bypassAll", expected: "ask" },
       { line: "rm -fr /home", config: "bypassAll", expected: "ask" },
       { line: "rm -rf {/,}", config: "bypassAll", expected: "ask" },
