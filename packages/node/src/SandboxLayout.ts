@@ -15,6 +15,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as GitMetadata from "./GitMetadata.js"
 import * as PathMask from "./PathMask.js"
+import * as ProjectConfig from "./ProjectConfig.js"
 
 // ---------------------------------------------------------------------------
 // models
@@ -202,14 +203,17 @@ export const plan = (config: Input, policy: Policy, privateTmp: string): Plan =>
   const git = config.writableGitMetadata === true
     ? { pinned: [], readOnly: [], emptyHooks: [] }
     : GitMetadata.protection(writable)
+  const settings = ProjectConfig.protection(writable)
+  const readOnly = [...git.readOnly, ...settings.readOnly]
+  const emptyReadOnly = [...git.emptyHooks, ...settings.empty]
   return {
     policy,
     writable,
     readable: policy === "read-only" ? [workspace] : [],
     denied,
-    pinned: pinnedFor(writable, git.pinned, [...git.readOnly, ...git.emptyHooks]),
-    readOnly: git.readOnly,
-    emptyReadOnly: git.emptyHooks,
+    pinned: pinnedFor(writable, git.pinned, [...readOnly, ...emptyReadOnly]),
+    readOnly,
+    emptyReadOnly,
     privateTmp,
     network: config.network ?? { _tag: "Off" }
   }

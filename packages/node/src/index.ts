@@ -19,6 +19,8 @@ export * as NodeTools from "./NodeTools.js"
 /** @since 0.1.0 */
 export * as OutputHygiene from "./OutputHygiene.js"
 /** @since 0.4.0 */
+export * as ProjectConfig from "./ProjectConfig.js"
+/** @since 0.4.0 */
 export * as PathMask from "./PathMask.js"
 /** @since 0.3.0 */
 export * as PathWalk from "./PathWalk.js"

@@ -158,7 +158,8 @@ describe("the sandbox layout honours its settings", () => {
     )
     assert.deepStrictEqual(
       { pinned: open.pinned, readOnly: open.readOnly, emptyReadOnly: open.emptyReadOnly },
-      { pinned: [], readOnly: [], emptyReadOnly: [] }
+      // Only the runtime's own settings directory, which is not git's (see ProjectConfig).
+      { pinned: [], readOnly: [], emptyReadOnly: [NodePath.join(workspace, ".tool-runtime")] }
     )
     assert.deepStrictEqual(SandboxLayout.bubblewrapArgs(open, undefined).filter((arg) => arg.includes(".git")), [])
     for (const writableGitMetadata of [undefined, false]) {
@@ -169,7 +170,11 @@ describe("the sandbox layout honours its settings", () => {
       )
       const because = `writableGitMetadata: ${writableGitMetadata}`
       assert.includeMembers([...guarded.readOnly], [NodePath.join(top, "hooks"), NodePath.join(top, "config")], because)
-      assert.deepStrictEqual(guarded.emptyReadOnly, [NodePath.join(nested, "hooks")], because)
+      assert.deepStrictEqual(
+        guarded.emptyReadOnly,
+        [NodePath.join(nested, "hooks"), NodePath.join(workspace, ".tool-runtime")],
+        because
+      )
       assert.includeMembers([...guarded.pinned], [top, nested], because)
     }
   })
