@@ -248,14 +248,22 @@ const sandboxIssuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
 /**
  * What a project's file may say: settings only the user may grant are
  * dropped. A repository can switch `autoAllowSandboxedCommands` off for
- * itself, never on. {@link load} applies it to the project's file; callers
- * merging files themselves must too.
+ * itself, never on, and cannot make `bypassPermissions` its default mode
+ * (a cloned repository, or a command that wrote the file, would otherwise
+ * start the next session with every question switched off); any other
+ * mode it may choose. {@link load} applies it to the project's file;
+ * callers merging files themselves must too.
  *
  * @since 0.3.0
  * @category combinators
  */
-export const fromProject = (settings: Settings): Settings =>
-  settings.autoAllowSandboxedCommands === true ? { ...settings, autoAllowSandboxedCommands: undefined } : settings
+export const fromProject = (settings: Settings): Settings => ({
+  ...settings,
+  autoAllowSandboxedCommands: settings.autoAllowSandboxedCommands === true
+    ? undefined
+    : settings.autoAllowSandboxedCommands,
+  defaultMode: settings.defaultMode === "bypassPermissions" ? undefined : settings.defaultMode
+})
 
 const union = (a: ReadonlyArray<Rule.Rule>, b: ReadonlyArray<Rule.Rule>): ReadonlyArray<Rule.Rule> => {
   const seen = new Set(a.map(Rule.print))

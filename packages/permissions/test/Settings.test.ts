@@ -54,8 +54,23 @@ describe("Settings", () => {
     const merged = Settings.merge([user, project])
     assert.strictEqual(merged.defaultMode, "acceptEdits")
     assert.isTrue(merged.bypassDisabled)
-    // Without the user's word, the project's mode wins as before.
+    // Merged as given, the last mode wins; a project's file passes through fromProject first.
     assert.strictEqual(Settings.merge([settings("user.json", {}), project]).defaultMode, "bypassPermissions")
+    assert.isUndefined(Settings.merge([settings("user.json", {}), Settings.fromProject(project)]).defaultMode)
+  })
+
+  it("a project file never makes bypassPermissions the default; any other mode it may choose", () => {
+    const settings = (file: string, permissions: unknown) =>
+      Either.getOrThrow(Settings.decode(file, JSON.stringify({ permissions })))
+    const mode = (defaultMode: string) => Settings.fromProject(settings("p.json", { defaultMode })).defaultMode
+    assert.isUndefined(mode("bypassPermissions"))
+    for (const kept of ["default", "acceptEdits", "plan", "dontAsk"] as const) assert.strictEqual(mode(kept), kept)
+    // The user's own file keeps it.
+    const user = settings("user.json", { defaultMode: "bypassPermissions" })
+    assert.strictEqual(
+      Settings.merge([user, Settings.fromProject(settings("p.json", { allow: ["Bash(ls)"] }))]).defaultMode,
+      "bypassPermissions"
+    )
   })
 
   it.effect("a missing file is no settings; a file without permissions is empty", () =>
