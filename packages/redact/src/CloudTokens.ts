@@ -1204,11 +1204,11 @@ const wrappedShape = /eyJ[A-Za-z0-9_-]{2,4000}\.ey[A-Za-z0-9_-]{2,8000}\./y
 export const base64Jwt: Detector.Detector = {
   id: "jwt",
   triggers: [Detector.prefix("ZXlK")],
-  before: 2,
+  before: 3,
   after: maxWrapped + 3,
   verify: (context, hit) => {
     const text = context.text
-    if (!Detector.separatedBefore(context, hit.start)) return undefined
+    if (!Detector.startsToken(context, hit.start)) return undefined
     const limit = Math.min(text.length, hit.start + maxWrapped)
     let end = hit.start + 4
     while (end < limit && digitOf(text.charCodeAt(end)) >= 0) end++

@@ -234,6 +234,27 @@ export const separatedBefore = (context: Context, i: number): boolean => {
   return !isWordChar(codeAt(context, i - 1)) || isEscapedWhitespace(context, i - 1)
 }
 
+const isHexDigit = (code: number): boolean =>
+  (code >= 48 && code <= 57) || (code >= 65 && code <= 70) || (code >= 97 && code <= 102)
+
+/**
+ * Whether a prefixed token may start at `i`: where {@link separatedBefore}
+ * says so, and also after an underscore (`tool_ghp_…`, `KEY_AKIA…`: a
+ * documented prefix with its length and alphabet is distinctive enough
+ * inside an identifier) and after a percent-encoded byte (`%3DAKIA…` in a
+ * presigned URL's query, `%2Fghp_…`), which a word boundary alone misses.
+ * Reads three characters back: a detector that calls it declares
+ * `before: 3` at least.
+ *
+ * @since 0.4.0
+ * @category characters
+ */
+export const startsToken = (context: Context, i: number): boolean => {
+  if (separatedBefore(context, i) || codeAt(context, i - 1) === 95) return true
+  return i >= 3 && codeAt(context, i - 3) === 37 && isHexDigit(codeAt(context, i - 2)) &&
+    isHexDigit(codeAt(context, i - 1))
+}
+
 /**
  * Whether the character at `i` is the letter of a `\n`, `\r` or `\t`
  * escape.

@@ -399,10 +399,15 @@ export const scan = (
     const found = best.next!
     best.next = undefined
     context.floor = state.floor
+    // The first detector to verify wins, but not over a hit that starts before its
+    // finding: `shippo_live_…` holds GoCardless's `live_` at the same scan position, and
+    // the finding that starts first must be the one committed, whatever the catalogue's order.
+    let claimed = Infinity
     for (let i = 0; i < found.detectors.length; i++) {
       const hit = found.hits?.[i] ?? found.hit
       const detector = found.detectors[i]!
       if (
+        hit.start >= claimed ||
         hit.start < state.floor || (state.skips.size > 0 && hit.start < (state.skips.get(detector) ?? 0)) ||
         (holdsMarker && insideMarker(text, hit.start))
       ) {
@@ -417,7 +422,7 @@ export const scan = (
         continue
       }
       defer(state.pending, { start: span.start, end: span.end, id: span.id ?? detector.id, continues: span.continues })
-      break
+      claimed = span.start
     }
   }
   if (final) {

@@ -415,11 +415,11 @@ export const huggingfaceToken = token({
 export const jwt: Detector.Detector = {
   id: "jwt",
   triggers: [Detector.prefix("eyJ")],
-  before: 2,
+  before: 3,
   after: 14_011,
   verify: (context, hit) => {
     const text = context.text
-    if (!Detector.separatedBefore(context, hit.start)) return undefined
+    if (!Detector.startsToken(context, hit.start)) return undefined
     const match = Detector.matchAt(jwtShape, text, hit.start)
     if (match !== null) return { start: hit.start, end: hit.start + match[0].length }
     // Every `eyJ` inside this header's run of base64url characters shares

@@ -448,11 +448,11 @@ export const lobKey = vendor({
 export const easypostKey: Detector.Detector = {
   id: "easypost-api-key",
   triggers: [Detector.prefix("EZAK", "EZTK")],
-  before: 2,
+  before: 3,
   after: 60,
   verify: (context, hit) => {
     const text = context.text
-    if (!Detector.separatedBefore(context, hit.start)) return undefined
+    if (!Detector.startsToken(context, hit.start)) return undefined
     const previous = hit.start > context.floor ? text.charCodeAt(hit.start - 1) : 32
     if (previous === 43 || previous === 47) return undefined
     const match = Detector.matchAt(easypost, text, hit.start)

@@ -35,8 +35,8 @@ export interface TokenOptions {
 }
 
 /**
- * A token rule: the prefix must start a word (or follow an escape such as
- * `\n`), and `body` must match from it.
+ * A token rule: the prefix must start a token (`Detector.startsToken`), and
+ * `body` must match from it.
  *
  * @since 0.3.0
  * @category constructors
@@ -44,10 +44,11 @@ export interface TokenOptions {
 export const token = (options: TokenOptions): Detector.Detector => ({
   id: options.id,
   triggers: [Detector.prefix(...options.prefixes)],
-  before: 2,
+  // `%3D` before the prefix: three characters.
+  before: 3,
   after: options.maxLength + 1,
   verify: (context, hit) => {
-    if (!Detector.separatedBefore(context, hit.start)) return undefined
+    if (!Detector.startsToken(context, hit.start)) return undefined
     const match = Detector.matchAt(options.body, context.text, hit.start)
     if (match === null) return undefined
     if (options.accept !== undefined && !options.accept(match[0])) return undefined

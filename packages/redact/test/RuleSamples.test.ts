@@ -47,3 +47,48 @@ describe("rule samples", () => {
     }
   })
 })
+
+describe("where a token starts", () => {
+  const tokenRules = new Map(
+    SecretRules.catalogue.flatMap((rule) =>
+      rule.triggers.flatMap((trigger) => trigger._tag === "Prefix" ? [[rule.id, trigger.prefixes] as const] : [])
+    )
+  )
+
+  it("a prefixed token is found after an underscore and after a percent-encoded byte, as after a space", () => {
+    let checked = 0
+    for (const s of all) {
+      const prefixes = tokenRules.get(s.rule)
+      if (prefixes === undefined) continue
+      for (const positive of s.positives) {
+        if (!prefixes.some((prefix) => positive.secret.startsWith(prefix))) continue
+        // Only secrets found on their own: the others need the words their samples give.
+        if (leakedWindow(redactor.redact(`a ${positive.secret} b`).text, positive.secret) !== undefined) continue
+        for (const before of ["tool_", "X-Amz-Credential%3D", "path%2F", "%2f"]) {
+          const text = `${before}${positive.secret}&b`
+          const out = redactor.redact(text).text
+          assert.isUndefined(leakedWindow(out, positive.secret), `${s.rule}: ${out}`)
+        }
+        checked++
+      }
+    }
+    assert.isAbove(checked, 100)
+  })
+
+  it("the catalogue's order never decides between findings that start at different places", () => {
+    const reversed = Redactor.make({ rules: [...SecretRules.catalogue].reverse() })
+    let differs = 0
+    for (const s of all) {
+      for (const positive of s.positives) {
+        const forward = redactor.redact(positive.text).text
+        const backward = reversed.redact(positive.text).text
+        // Two rules may claim the same start; then the catalogue names it. Where the
+        // findings start must not depend on the order.
+        const shape = (out: string) => out.replace(/\[REDACTED:[a-z0-9-]+\]/g, "[REDACTED]")
+        if (shape(forward) !== shape(backward)) differs++
+        assert.strictEqual(shape(backward), shape(forward), `${s.rule}: ${JSON.stringify(positive.text.slice(0, 80))}`)
+      }
+    }
+    assert.strictEqual(differs, 0)
+  })
+})
