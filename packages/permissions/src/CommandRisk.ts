@@ -92,10 +92,11 @@ const fresh = /^(?:\$\(mktemp(?: [^()`$;|&]*)?\)|`mktemp(?: [^()`$;|&]*)?`)(?:\/
 /**
  * A target whose loss is a lost machine, home or workspace: `/` and the
  * system's directories, the home directory, the workspace and what holds
- * it, another user's home; and for a recursive operation (`tree`), anything
- * outside the workspace but the temporary directories, and any target whose
- * value the words do not tell (`rm -rf "$DIR"/`, `rm -rf ~-`). Relative
- * targets resolve from the directory the command runs in.
+ * it, another user's home; and for a recursive operation (`tree`), a
+ * repository's `.git`, anything outside the workspace but the temporary
+ * directories, and any target whose value the words do not tell
+ * (`rm -rf "$DIR"/`, `rm -rf ~-`). Relative targets resolve from the
+ * directory the command runs in.
  */
 const isVital = (word: string, location: Location | undefined, tree: boolean): boolean => {
   const target = stem(word).replace(workingForms, ".").replace(homeForms, "~")
@@ -111,6 +112,8 @@ const isVital = (word: string, location: Location | undefined, tree: boolean): b
   else if (location !== undefined) path = normalize(`${location.cwd ?? location.workspaceRoot}/${target}`)
   else return false
   if (systemDirectories.has(path)) return true
+  // A repository's history: the sandbox keeps its hooks and configuration, not its objects.
+  if (tree && path.endsWith("/.git")) return true
   if (location === undefined) return false
   const root = normalize(location.workspaceRoot)
   // The workspace itself, or a directory that holds it.

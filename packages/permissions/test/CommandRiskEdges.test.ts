@@ -128,7 +128,14 @@ describe("CommandRisk at its edges", () => {
       ["rm -rf ${HOME:=x}", "it removes ${HOME:=x} recursively"],
       ["rm -rf ${HOME?x}", "it removes ${HOME?x} recursively"],
       ["rm -rf $HOME/", "it removes $HOME/ recursively"],
-      ["rm -rf $HOME/x", "it removes $HOME/x recursively"]
+      ["rm -rf $HOME/x", "it removes $HOME/x recursively"],
+      // A repository's history, wherever the repository is; not a file of that name, nor what is beside it.
+      ["rm -rf .git", "it removes .git recursively"],
+      ["rm -r ./.git/", "it removes ./.git/ recursively"],
+      ["rm -rf vendor/lib/.git", "it removes vendor/lib/.git recursively"],
+      ["rm .git", undefined],
+      ["rm -rf .github", undefined],
+      ["rm -rf .git/hooks", undefined]
     ]
     for (const [line, expected] of table) assert.strictEqual(destructive(line), expected, line)
     // What mktemp just made is no loss, nor what lies below it; its parent is unknown.
