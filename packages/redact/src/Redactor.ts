@@ -154,8 +154,13 @@ export const defaultRules: ReadonlyArray<Detector.Detector> = SecretRules.catalo
  * @category models
  */
 export interface Options {
-  /** The secret rules, replacing the built-in catalogue ({@link defaultRules}). */
-  readonly rules?: ReadonlyArray<Rule | Detector.Detector> | undefined
+  /**
+   * Replaces the built-in secret catalogue ({@link defaultRules}) with these
+   * rules: every format they do not cover is then kept (`[]` removes no
+   * secret at all). For a catalogue of your own that covers the built-in
+   * one; to add rules, use `extraRules`.
+   */
+  readonly replaceDefaultRules?: ReadonlyArray<Rule | Detector.Detector> | undefined
   /** Rules added to the secret rules. */
   readonly extraRules?: ReadonlyArray<Rule | Detector.Detector> | undefined
   /** The values of secrets the application knows: removed wherever they appear. */
@@ -365,7 +370,7 @@ const streamOf = (engine: RuleRunner.Engine, options: StreamOptions | undefined)
  */
 export const make = (options?: Options): Redactor => {
   const known = knownSecrets(options?.secrets ?? [])
-  const rules = [...(options?.rules ?? SecretRules.catalogue), ...(options?.extraRules ?? [])]
+  const rules = [...(options?.replaceDefaultRules ?? SecretRules.catalogue), ...(options?.extraRules ?? [])]
   const detectors: Array<Detector.Detector> = [
     ...(known.length === 0 ? [] : [knownSecretDetector(known)]),
     ...TokenRule.mergeKeyed(rules.map((rule) => isRule(rule) ? fromRule(rule) : rule)),

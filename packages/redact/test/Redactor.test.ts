@@ -407,18 +407,18 @@ describe("Redactor", () => {
   describe("custom rules", () => {
     it("run only when one of their keywords occurs, in any case", () => {
       const ticket = Redactor.make({
-        rules: [{ id: "ticket-secret", keywords: ["tkt-"], pattern: /\bTKT-[0-9]{6}\b/g }]
+        replaceDefaultRules: [{ id: "ticket-secret", keywords: ["tkt-"], pattern: /\bTKT-[0-9]{6}\b/g }]
       })
       assert.deepStrictEqual(plain(ticket.redact("see TKT-123456")), { text: "see [REDACTED:ticket-secret]", count: 1 })
       const gated = Redactor.make({
-        rules: [{ id: "ticket-secret", keywords: ["never-present"], pattern: /\bTKT-[0-9]{6}\b/g }]
+        replaceDefaultRules: [{ id: "ticket-secret", keywords: ["never-present"], pattern: /\bTKT-[0-9]{6}\b/g }]
       })
       assert.deepStrictEqual(plain(gated.redact("see TKT-123456")), { text: "see TKT-123456", count: 0 })
     })
 
     it("keep the first capture group when asked, and let accept veto the captured secret", () => {
       const pin = Redactor.make({
-        rules: [{
+        replaceDefaultRules: [{
           id: "pin",
           keywords: ["pin"],
           pattern: /(pin=)([0-9]{4,8})/g,
@@ -540,18 +540,18 @@ describe("Redactor", () => {
     })
 
     it("rules replace the catalogue; personal data is governed on its own", () => {
-      const only = Redactor.make({ rules: [acme] })
+      const only = Redactor.make({ replaceDefaultRules: [acme] })
       assert.strictEqual(
         only.redact(`${acmeKey} ${github} bob@example.com`).text,
         `[REDACTED:acme-key] ${github} [REDACTED:email]`
       )
-      const none = Redactor.make({ rules: [acme], personalData: false })
+      const none = Redactor.make({ replaceDefaultRules: [acme], personalData: false })
       assert.strictEqual(none.redact(`${github} bob@example.com`).text, `${github} bob@example.com`)
     })
 
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
-        rules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
+        replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
         personalData: false
       })
       const far = "x".repeat(70)
@@ -687,7 +687,7 @@ describe("Redactor", () => {
         after: 20,
         verify: (_, hit) => ({ start: hit.start + 3, end: hit.start + 12 })
       }
-      const custom = Redactor.make({ rules: [secret, slow, token], personalData: false })
+      const custom = Redactor.make({ replaceDefaultRules: [secret, slow, token], personalData: false })
       const text = `${"x".repeat(200)}TOK123456789 BLOCK SECRET=abc123XYZ ${"y".repeat(3_000)} BLOCK ${
         "z".repeat(6_000)
       }`
@@ -726,7 +726,7 @@ describe("Redactor", () => {
         after: 1_000,
         verify: () => undefined
       }
-      const custom = Redactor.make({ rules: [a, b, wait], personalData: false })
+      const custom = Redactor.make({ replaceDefaultRules: [a, b, wait], personalData: false })
       const text = `AAA BBB 0123456789ZZ${"abcdefghijklmnopqrstuvwxyz".repeat(4)}`
       const expected = whole(text, custom)
       assert.strictEqual(expected.text, `AAA BBB 01[REDACTED:a]${text.slice(40)}`)
@@ -795,7 +795,7 @@ describe("Redactor", () => {
         after: 12,
         verify: (_, hit) => ({ start: hit.start + 6, end: hit.start + 12 })
       }
-      const custom = Redactor.make({ rules: [run, inside, token], personalData: false })
+      const custom = Redactor.make({ replaceDefaultRules: [run, inside, token], personalData: false })
       for (const length of [10, 30, 31, 60, 200, 1_000]) {
         const text = `LONGBBB${"#".repeat(length)} after TOKEN:abcdef.`
         const expected = whole(text, custom)
@@ -980,7 +980,7 @@ describe("Redactor", () => {
     // or the scan put a hit at the wrong index. Surrogate pairs (emoji)
     // are two units of one four-byte character.
     const tokenRules = SecretRules.catalogue.filter((d) => d.triggers.every((t) => t._tag === "Prefix"))
-    const tokens = Redactor.make({ rules: tokenRules, personalData: false })
+    const tokens = Redactor.make({ replaceDefaultRules: tokenRules, personalData: false })
     const foreign = FastCheck.constantFrom(
       "😀",
       "漢字",

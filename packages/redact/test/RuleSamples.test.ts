@@ -76,7 +76,7 @@ describe("where a token starts", () => {
   })
 
   it("the catalogue's order never decides between findings that start at different places", () => {
-    const reversed = Redactor.make({ rules: [...SecretRules.catalogue].reverse() })
+    const reversed = Redactor.make({ replaceDefaultRules: [...SecretRules.catalogue].reverse() })
     let differs = 0
     for (const s of all) {
       for (const positive of s.positives) {

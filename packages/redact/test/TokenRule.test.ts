@@ -19,8 +19,8 @@ const newRelicLike = TokenRule.keyed({
   value: /[0-9a-f]{40}(?![0-9A-Za-z])/y,
   maxLength: 40
 })
-const alone = Redactor.make({ rules: [acme], personalData: false })
-const merged = Redactor.make({ rules: [acme, newRelicLike], personalData: false })
+const alone = Redactor.make({ replaceDefaultRules: [acme], personalData: false })
+const merged = Redactor.make({ replaceDefaultRules: [acme, newRelicLike], personalData: false })
 
 describe("keyed rules", () => {
   const secret = uuid(3)
