@@ -58,6 +58,28 @@ export interface ExecuteEnv {
 // so that no rule sees it. Shaping redacts first, then truncates the whole
 // error text.
 
+/**
+ * What a handler returned, as the Effect the types promise. A JavaScript
+ * handler (or one cast past the types) may return a Promise: it is already
+ * running and cannot be stopped, and if it rejects with nobody awaiting it,
+ * Node ends the whole process. It is marked handled and the call fails
+ * with how to wrap it.
+ */
+const handlerEffect = <A, E, R>(returned: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  if (Effect.isEffect(returned)) return returned
+  const value: unknown = returned
+  const thenable = typeof value === "object" && value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  if (thenable) Promise.resolve(value as PromiseLike<unknown>).then(undefined, () => undefined)
+  return Effect.die(
+    new TypeError(
+      thenable
+        ? "the handler returned a Promise, not an Effect (wrap it in Effect.tryPromise); it may still be running"
+        : `the handler returned ${value === null ? "null" : typeof value}, not an Effect`
+    )
+  )
+}
+
 const isInstance = (u: unknown, constructor: abstract new(...args: never) => unknown): boolean => {
   try {
     return u instanceof constructor
@@ -240,7 +262,7 @@ export const execute = (
       const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
       const fiber = Runtime.runFork(
         Runtime.make({ context: services, fiberRefs: env.runtime.fiberRefs, runtimeFlags: env.runtime.runtimeFlags })
-      )(Effect.suspend(() => tool.handler(input, context)))
+      )(Effect.suspend(() => handlerEffect(tool.handler(input, context))))
       const done = fiber.unsafePoll()
       if (done !== null) return fromOutcome(done)
       return restore(watchdog.run(watch, fiber)).pipe(
