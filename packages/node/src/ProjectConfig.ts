@@ -29,51 +29,28 @@
  *
  * @since 0.4.0
  */
+import * as ProtectedTargets from "@tool-runtime/permissions/ProtectedTargets"
 import * as Either from "effect/Either"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 
+/** What package managers and build tools write in a normal run, `.claude` (its worktrees), and git (see `GitMetadata`). */
+const leftWritable = new Set([".git", ".yarn", ".pnp.cjs", ".husky", ".mvn", ".claude"])
+
 /**
  * The entries bound read-only where they exist at the top of a writable
- * tree: settings that run code or grant permissions.
+ * tree: the permission engine's protected names (`ProtectedTargets`) but
+ * those left writable, and `.claude`'s settings files.
  *
  * @since 0.4.0
  * @category protection
  */
 export const entries: ReadonlyArray<string> = [
-  ".tool-runtime",
+  ...[...ProtectedTargets.protectedDirectories, ...ProtectedTargets.protectedFiles].filter((name) =>
+    !leftWritable.has(name)
+  ),
   ".claude/settings.json",
-  ".claude/settings.local.json",
-  ".vscode",
-  ".idea",
-  ".devcontainer",
-  ".devcontainer.json",
-  ".cargo",
-  ".envrc",
-  ".bashrc",
-  ".bash_profile",
-  ".bash_login",
-  ".bash_logout",
-  ".zshrc",
-  ".zprofile",
-  ".zshenv",
-  ".zlogin",
-  ".profile",
-  ".gitconfig",
-  ".gitmodules",
-  ".gitattributes",
-  ".npmrc",
-  ".yarnrc",
-  ".yarnrc.yml",
-  "bunfig.toml",
-  ".bazelrc",
-  ".pre-commit-config.yaml",
-  "lefthook.yml",
-  ".lefthook.yml",
-  ".ripgreprc",
-  "pyrightconfig.json",
-  ".mcp.json",
-  ".claude.json"
+  ".claude/settings.local.json"
 ]
 
 /**

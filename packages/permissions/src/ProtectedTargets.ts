@@ -12,8 +12,14 @@ import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
 import * as Rule from "./Rule.js"
 
-/** Directories and files that hold a repository's machinery, or settings that run code. */
-const protectedDirectories = new Set([
+/**
+ * Directories that hold a repository's machinery, or settings that run code
+ * or grant permissions: a write anywhere inside one is protected.
+ *
+ * @since 0.4.0
+ * @category protected paths
+ */
+export const protectedDirectories: ReadonlySet<string> = new Set([
   ".git",
   ".claude",
   ".vscode",
@@ -25,7 +31,13 @@ const protectedDirectories = new Set([
   ".mvn",
   ".tool-runtime"
 ])
-const protectedFiles = new Set([
+/**
+ * Files that run code or grant permissions, wherever they are.
+ *
+ * @since 0.4.0
+ * @category protected paths
+ */
+export const protectedFiles: ReadonlySet<string> = new Set([
   ".gitconfig",
   ".gitmodules",
   ".gitattributes",
