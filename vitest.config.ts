@@ -12,10 +12,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     sequence: { concurrent: false },
-    setupFiles: [
-      "scripts/test-setup.ts",
-      ...(process.env.TOOL_RUNTIME_MUTATION === undefined ? [] : ["scripts/mutation-setup.ts"])
-    ],
+    setupFiles: process.env.TOOL_RUNTIME_MUTATION === undefined ? [] : ["scripts/mutation-setup.ts"],
+    // Vitest's worker waits 60 s at most for the runner's answer to each progress report, and reads
+    // it only when its event loop gets to it: a test that holds the loop past a minute on a loaded
+    // 2-core machine turned a run with every test passing red ("Timeout calling onTaskUpdate").
+    // patches/vitest@3.2.7.patch makes it 10 minutes; no option reaches that constant.
     // Files that load the bash grammar would each wait ~1.3 s at exit for V8's
     // background tier-up of its WebAssembly (see apps/cli/src/bin.ts).
     poolOptions: { forks: { execArgv: ["--liftoff-only"] } }
