@@ -204,21 +204,15 @@ describe.skipIf(process.platform !== "linux")("KillTrials", () => {
             allow: (shape) => shape === "setsid-f",
             payloads: ["quiet"]
           })
-          for (const outcome of outcomes) {
-            if (outcome.trial.ending !== "exit") continue
-            // The script exits only after `setsid -f` returned: the escapee exists by then.
-            assert.isTrue(
-              outcome.survivors.some((survivor) => survivor.part === "setsid-f/quiet"),
-              outcome.trial.script
-            )
-          }
           // Ended at a deadline (150 to 450 ms after the start), a script may not have reached its
-          // `setsid -f` yet on a loaded machine: most have, and the harness must find theirs.
-          const ended = outcomes.filter((outcome) => outcome.trial.ending !== "exit")
+          // `setsid -f` yet on a loaded machine; and even one that ran to its exit may have been
+          // ended with its group before the forked child's own `setsid()` (setsid -f returns at
+          // the fork): a fresh CI run under load saw that once. Most escape, and the harness must
+          // find theirs: a harness blind to escapees would find none.
           assert.isAtLeast(
-            ended.filter((outcome) => outcome.survivors.length > 0).length,
-            Math.ceil(ended.length / 2),
-            `seed ${seed}: the harness found the setsid -f escapees of fewer than half the trials ended early`
+            outcomes.filter((outcome) => outcome.survivors.length > 0).length,
+            Math.ceil(outcomes.length / 2),
+            `seed ${seed}: the harness found the setsid -f escapees of fewer than half the trials`
           )
           // Only the escapees survive: the rest of each tree was in the group.
           for (const outcome of outcomes) {
