@@ -892,7 +892,8 @@ describe("NetworkProxy.bridge", () => {
   it.scopedLive("passes the command's exit code back, and the bridge's own failures have codes", () =>
     Effect.gen(function*() {
       const { proxy } = yield* sandboxedProxy
-      const launch = (command: string, args: ReadonlyArray<string>, port = BRIDGE_PORT) =>
+      // These run on the host: port 0 takes a free port, where a fixed one clashed with a parallel suite.
+      const launch = (command: string, args: ReadonlyArray<string>, port = 0) =>
         NetworkProxy.bridge({ socketPath: proxy.socketPath, port, command, args })
       const run = (l: NetworkProxy.BridgeLaunch) => runProgram(l.command, l.args, l.env)
       const seven = yield* run(launch("sh", ["-c", "echo out; echo err >&2; exit 7"]))
