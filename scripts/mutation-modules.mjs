@@ -121,7 +121,8 @@ export const modules = {
     ]
   },
   "sandbox-plan": {
-    mutate: ["packages/node/src/SandboxLayout.ts"],
+    // ProjectConfig: what each command's sandbox keeps read-only at the top of a writable tree.
+    mutate: ["packages/node/src/SandboxLayout.ts", "packages/node/src/ProjectConfig.ts"],
     tests: [
       "packages/node/test/Sandbox*.test.ts",
       "packages/node/test/PathMask.test.ts",
