@@ -92,3 +92,55 @@ describe("where a token starts", () => {
     assert.strictEqual(differs, 0)
   })
 })
+
+describe("the prefilter", () => {
+  // A text up to 2,048 characters is first tested against a prefilter, and returned as it is when
+  // no rule could hit it; a longer one is scanned. So the same text behind a long run of blank
+  // lines, which no rule reads, shows what the scan decides without the prefilter.
+  const pad = "\n".repeat(2_100)
+  const unfiltered = (r: Redactor.Redactor, text: string): Redactor.Redaction => {
+    const out = r.redact(pad + text)
+    return { ...out, text: out.text.slice(pad.length) }
+  }
+  const withExtras = Redactor.make({
+    secrets: ["hunter2-corp", "s3cr3t-value-9"],
+    extraRules: [{ id: "acme-pin", keywords: ["acme"], pattern: /(pin=)(\d{6})/, keep: true }]
+  })
+  // Many known values: one pattern instead of a literal each.
+  const manyKnown = Redactor.make({
+    secrets: Array.from({ length: 12 }, (_, i) => `known-value-${i}-zq`),
+    personalData: false
+  })
+
+  it("never returns a text unchanged that the scan would change, for every sample and every kind of rule", () => {
+    const texts = [
+      ...all.flatMap((s) => [...s.positives.map((p) => p.text), ...s.negatives]),
+      "the acme pin=123456 is set",
+      "pin=123456 without the word",
+      "login hunter2-corp or s3cr3t-value-9 then \"hunter2-corp\"",
+      "call +1 415 555 0100 or (415) 555-0101, mail ann@example.org",
+      "known-value-3-zq and known-value-11-zq",
+      "plain text with nothing to find at all"
+    ]
+    let changed = 0
+    for (const text of texts) {
+      assert.isAtMost(text.length, 2_048)
+      for (const r of [redactor, withExtras, manyKnown]) {
+        const filtered = r.redact(text)
+        assert.deepStrictEqual(filtered, unfiltered(r, text), JSON.stringify(text.slice(0, 80)))
+        if (filtered.text !== text) changed++
+      }
+    }
+    // The law is not vacuous: most of these texts hold something.
+    assert.isAbove(changed, texts.length)
+  })
+
+  it("lets a text with no trigger through untouched, and a redactor without rules keeps everything", () => {
+    const none = Redactor.make({ replaceDefaultRules: [], personalData: false })
+    const text = "password=Xk9$mQ2vLp7#nR4w AKIAIOSFODNN7EXAMPLE ann@example.org"
+    assert.deepStrictEqual(none.redact(text), { text, count: 0, kinds: {} })
+    assert.deepStrictEqual(none.redact(pad + text).text, pad + text)
+    const plain = "nothing here"
+    assert.strictEqual(redactor.redact(plain).text, plain)
+  })
+})
