@@ -87,6 +87,19 @@ describe("where a word and a token may start", () => {
       }
     }
   })
+
+  it("startsToken: a percent-encoded byte is % and two hex digits, each checked at both edges of 0-9, A-F and a-f", () => {
+    // Every ASCII character in either place, the other a hex digit: `/`, `:`, `@`, `G`, `` ` `` and
+    // `g` sit just outside the ranges and must not open a token.
+    for (let code = 0; code < 0x80; code++) {
+      const ch = String.fromCharCode(code)
+      const hex = /^[0-9A-Fa-f]$/.test(ch)
+      for (const text of [`%${ch}0AKIA`, `%A${ch}AKIA`, `%${ch}fAKIA`, `%9${ch}AKIA`]) {
+        const expected = hex || /[^A-Za-z0-9_]/.test(ch) && text[2] === ch || ch === "_" && text[2] === ch
+        assert.strictEqual(Detector.startsToken(context(text), 3), expected, JSON.stringify(text))
+      }
+    }
+  })
 })
 
 describe("matching helpers", () => {
@@ -101,6 +114,9 @@ describe("matching helpers", () => {
     assert.isFalse(Detector.startsWithCaseless(text, 13, "[x"))
     assert.isTrue(Detector.startsWithCaseless(text, 13, "["))
     assert.isTrue(Detector.startsWithCaseless(text, 14, ""))
+    // Even the empty word is only found within the text.
+    assert.isFalse(Detector.startsWithCaseless(text, -1, ""))
+    assert.isFalse(Detector.startsWithCaseless(text, 15, ""))
     // Only A-Z fold: `@` (64) and `[` (91) sit just outside, and their +32 are `` ` `` and `{`.
     for (const code of units.slice(0, 0x250)) {
       const ch = String.fromCharCode(code)
