@@ -31,7 +31,9 @@ const keywordDetectors = [
   ...keywordWords.map((k) => detector(`k:${k}`, [{ _tag: "Keyword", keywords: [k] }])),
   detector("k:pass+key", [{ _tag: "Keyword", keywords: ["pass", "key"] }])
 ]
-const pass = TriggerScan.triggerPass(prefixes, keywordDetectors)
+// Built inside each test, not once at load: a mutation run attributes to a test only the code
+// that test runs, and a table built at load would be counted as no test's.
+const makePass = () => TriggerScan.triggerPass(prefixes, keywordDetectors)
 
 const foldAscii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase())
 
@@ -57,6 +59,7 @@ const expected = (text: string): Set<string> => {
 /** Every hit from `from` on, following each hit's resume; checks each hit as it goes. */
 const search = (text: string, from: number): Array<string> => {
   const out: Array<string> = []
+  const pass = makePass()
   for (let found = pass.find(text, from); found !== undefined; found = pass.find(text, found.resume)) {
     assert.isAbove(found.resume, from - 1)
     for (let i = 0; i < found.detectors.length; i++) {
@@ -143,6 +146,56 @@ describe("TriggerScan.triggerPass against a search at every position", () => {
     const filtered = TriggerScan.triggerPass([{ prefix: "ab", detector: detector("p"), filter: /ab\d/y }], [])
     assert.strictEqual(filtered.trigger, 2 + 32)
     assert.isUndefined(filtered.gate)
+  })
+  it("two keywords seen at one pair and one start give one hit: the longer, for the detectors of both", () => {
+    // `qz` is the rarest pair of both words, so both are looked for from it, at the same offset.
+    const short = detector("k:qz", [{ _tag: "Keyword", keywords: ["qz"] }])
+    const long = detector("k:qzqzv", [{ _tag: "Keyword", keywords: ["qzqzv"] }])
+    for (const order of [[short, long], [long, short]]) {
+      const both = TriggerScan.triggerPass([], order)
+      const found = both.find("..QZqzv..", 0)!
+      assert.isDefined(found)
+      const hits = found.detectors.map((d, i) => {
+        const hit = found.hits?.[i] ?? found.hit
+        return `${d.id}@${hit.start}-${hit.end}`
+      })
+      // In catalogue order, each with the longer word's hit.
+      assert.deepStrictEqual(hits, order.map((d) => `${d.id}@2-7`))
+    }
+  })
+
+  it("two keywords seen at one pair but starting at different places give a hit each", () => {
+    // `qz` is the rarest pair of both: `xqz` is looked for from its second character, `qz` from its first.
+    const outer = detector("k:xqz", [{ _tag: "Keyword", keywords: ["xqz"] }])
+    const inner = detector("k:qz", [{ _tag: "Keyword", keywords: ["qz"] }])
+    const found = TriggerScan.triggerPass([], [outer, inner]).find("..xqz..", 0)!
+    const hits = found.detectors.map((d, i) => {
+      const hit = found.hits?.[i] ?? found.hit
+      return `${d.id}@${hit.start}-${hit.end}`
+    })
+    assert.deepStrictEqual(hits.sort(), ["k:qz@3-5", "k:xqz@2-5"])
+  })
+
+  it("a detector with a keyword among other triggers is asked at its keyword", () => {
+    const mixed = detector("k:mixed", [{ _tag: "Prefix", prefixes: ["zz9"] }, { _tag: "Keyword", keywords: ["qzv"] }])
+    const found = TriggerScan.triggerPass([], [mixed]).find(".. QZV ..", 0)
+    assert.deepStrictEqual(found?.detectors.map((d) => d.id), ["k:mixed"])
+    assert.strictEqual(found?.hit.start, 3)
+  })
+
+  it("prefixes at one start come out in catalogue order, before the keywords there", () => {
+    const a = detector("p:qz1"), b = detector("p:qz")
+    const k = detector("k:qz", [{ _tag: "Keyword", keywords: ["qz"] }])
+    for (
+      const entries of [[{ prefix: "qz1", detector: a }, { prefix: "qz", detector: b }], [
+        { prefix: "qz", detector: b },
+        { prefix: "qz1", detector: a }
+      ]]
+    ) {
+      const scan = TriggerScan.triggerPass(entries, [k])
+      const found = scan.find("xx qz1 ", 0)!
+      assert.deepStrictEqual(found.detectors.map((d) => d.id), [...entries.map((e) => e.detector.id), "k:qz"])
+    }
   })
 })
 
