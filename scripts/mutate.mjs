@@ -104,7 +104,8 @@ for (const name of chosen) {
           tsconfigFile: `${pkg}/tsconfig.src.json`,
           incrementalFile: `reports/mutation/${name}/incremental.json`,
           htmlReporter: { fileName: `reports/mutation/${name}/index.html` },
-          jsonReporter: { fileName: `reports/mutation/${name}/report.json` }
+          jsonReporter: { fileName: `reports/mutation/${name}/report.json` },
+          ...m.options
         }),
         PATH: `${dirname(nodeBinary)}:${process.env.PATH}`
       }

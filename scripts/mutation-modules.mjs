@@ -154,7 +154,13 @@ export const modules = {
       "packages/redact/src/RuleRunner.ts",
       "packages/redact/src/Detector.ts"
     ],
-    tests: ["packages/redact/test/*.test.ts"]
+    tests: ["packages/redact/test/*.test.ts"],
+    // The tests build their redactor when their file loads: a per-test run
+    // counts the compile step's code as no test's, and with `ignoreStatic` a
+    // mutant there that some other test also reaches ("hybrid") runs against
+    // that test alone (in the run of c7f3f0a, 230 of 318 survivors). Every
+    // test runs on such mutants instead: slower, but the score is true.
+    options: { ignoreStatic: false }
   },
   values: {
     mutate: ["packages/redact/src/Values.ts"],
