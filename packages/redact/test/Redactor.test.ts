@@ -549,6 +549,22 @@ describe("Redactor", () => {
       assert.strictEqual(none.redact(`${github} bob@example.com`).text, `${github} bob@example.com`)
     })
 
+    it("a rule with no keywords is tried on every text, short or long, whole or streamed", () => {
+      // No keyword: the rule's pass has no gate and the redactor no prefilter to skip a text with.
+      const badge = Redactor.make({
+        replaceDefaultRules: [{ id: "badge", keywords: [], pattern: /\bBDG[0-9]{5}\b/g }],
+        personalData: false
+      })
+      for (const pad of [0, 3_000]) {
+        const text = `${"-".repeat(pad)} badge BDG12345 and BDG67890.`
+        const expected = `${"-".repeat(pad)} badge [REDACTED:badge] and [REDACTED:badge].`
+        assert.strictEqual(badge.redact(text).text, expected)
+        const stream = badge.stream({ batch: 7 })
+        const out = [...text].map((ch) => stream.push(ch).text).join("") + stream.end().text
+        assert.strictEqual(out, expected)
+      }
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
