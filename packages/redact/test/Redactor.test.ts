@@ -565,6 +565,64 @@ describe("Redactor", () => {
       }
     })
 
+    // Each text, whole and streamed a character at a time, redacts as expected.
+    const agrees = (redact: Redactor.Redactor, text: string, expected: string) => {
+      assert.strictEqual(redact.redact(text).text, expected, text)
+      const stream = redact.stream({ batch: 5 })
+      const out = [...text].map((ch) => stream.push(ch).text).join("") + stream.end().text
+      assert.strictEqual(out, expected, `${text}, streamed`)
+    }
+
+    it("an overlapping pattern finds the candidate that starts inside a match its detector rejected", () => {
+      // `a-b-tok-…` matches whole and is rejected (it must start with `tok-`):
+      // the pass goes on after `a`, then after `b`, and finds `tok-…` inside it.
+      const dashed = (overlapping: boolean): Detector.Detector => ({
+        id: "dashed",
+        triggers: [Detector.pattern(/[a-z0-9]+(?:-[a-z0-9]+)+/g, 60, undefined, overlapping)],
+        before: 0,
+        after: 60,
+        verify: (_, hit) => hit.match?.[0].startsWith("tok-") === true ? { start: hit.start, end: hit.end } : undefined
+      })
+      const text = "id a-b-tok-ab12cd34ef, then x-tok-99zz88yy."
+      agrees(
+        Redactor.make({ replaceDefaultRules: [dashed(true)], personalData: false }),
+        text,
+        "id a-b-[REDACTED:dashed], then x-[REDACTED:dashed]."
+      )
+      // Not overlapping, a pass resumes after the whole match: what the flag is for.
+      agrees(Redactor.make({ replaceDefaultRules: [dashed(false)], personalData: false }), text, text)
+    })
+
+    it("each pattern of a detector is gated by its own prefilter, and one pattern shared by two detectors by either's", () => {
+      const span = (_: Detector.Context, hit: Detector.Hit) => ({ start: hit.start, end: hit.end })
+      const twoShapes = Redactor.make({
+        replaceDefaultRules: [{
+          id: "two-shapes",
+          triggers: [Detector.pattern(/AKX[0-9]{6}/g, 9, "AKX"), Detector.pattern(/BKY[0-9]{6}/g, 9, "BKY")],
+          before: 0,
+          after: 9,
+          verify: span
+        }],
+        personalData: false
+      })
+      agrees(twoShapes, "only AKX123456 here", "only [REDACTED:two-shapes] here")
+      agrees(twoShapes, "only BKY123456 here", "only [REDACTED:two-shapes] here")
+      agrees(twoShapes, "AKX123456 BKY654321", "[REDACTED:two-shapes] [REDACTED:two-shapes]")
+      // One RegExp object, two detectors, two prefilters: a text needs to pass only its own.
+      const shared = /K[0-9]{8}/g
+      const side = (id: string, lead: string): Detector.Detector => ({
+        id,
+        triggers: [Detector.pattern(shared, 9, `${lead}=K`)],
+        before: 2,
+        after: 9,
+        verify: (context, hit) => context.text.startsWith(`${lead}=`, hit.start - 2) ? span(context, hit) : undefined
+      })
+      const sides = Redactor.make({ replaceDefaultRules: [side("left", "L"), side("right", "R")], personalData: false })
+      agrees(sides, "set L=K12345678", "set L=[REDACTED:left]")
+      agrees(sides, "set R=K12345678", "set R=[REDACTED:right]")
+      agrees(sides, "set Q=K12345678", "set Q=K12345678")
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
