@@ -397,6 +397,20 @@ describe("Redactor", () => {
       assert.deepStrictEqual(plain(short.redact("a1 a1b2")), { text: "a1 a1b2", count: 0 })
     })
 
+    it("are removed whole as an assignment's value, past where the value would end, named as known", () => {
+      // The assignment's value stops at the space; the known secret goes on, and
+      // its tail would be left behind if the finding ended with the value.
+      const spaced = "Zq8xK2vLp9mN4wR7 tail-Qp3"
+      const both = Redactor.make({ secrets: ["Zq8xK2vLp9mN4wR7", spaced] })
+      for (const text of [`DB_PASSWORD=${spaced} and more`, `password: ${spaced} and more`]) {
+        const result = both.redact(text)
+        assertGone(result.text, spaced)
+        assert.strictEqual(result.text, `${text.slice(0, text.indexOf("Zq8"))}[REDACTED:known-secret] and more`)
+        assert.deepStrictEqual(streamed(text, [3], 4, both), result)
+      }
+      assert.strictEqual(both.redact("password=Zq8xK2vLp9mN4wR7").text, "password=[REDACTED:known-secret]")
+    })
+
     it("are removed together with the default rules", () => {
       const result = known.redact(`${vault} ${github}`)
       assert.strictEqual(result.text, "[REDACTED:known-secret] [REDACTED:github-token]")
