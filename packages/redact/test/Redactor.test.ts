@@ -898,6 +898,51 @@ describe("Redactor", () => {
       }
     })
 
+    it("a secret read on past its window ends at an earlier marker, and its marker goes out with its first window", () => {
+      // `RUN:` reads any characters up to a space, 30 at a time. A marker left by
+      // an earlier redaction ends it wherever it falls, at a piece's first character too.
+      const run: Detector.Detector = {
+        id: "run",
+        triggers: [Detector.prefix("RUN:")],
+        before: 0,
+        after: 40,
+        verify: (context, hit) => {
+          const from = hit.start === hit.end ? hit.start : hit.start + 4
+          let end = from
+          while (end < context.text.length && end < from + 30 && context.text[end] !== " ") end++
+          return end === from ? undefined : { start: from, end, continues: end === from + 30 ? run : undefined }
+        }
+      }
+      const custom = Redactor.make({ replaceDefaultRules: [run], personalData: false })
+      for (const before of [30, 31, 45, 60, 75]) {
+        const text = `go RUN:${"#".repeat(before)}[REDACTED:x]${"#".repeat(20)} end`
+        const expected = `go RUN:[REDACTED:run][REDACTED:x]${"#".repeat(20)} end`
+        assert.strictEqual(whole(text, custom).text, expected, `${before}`)
+        assert.strictEqual(whole(expected, custom).text, expected, `${before}, twice`)
+        for (const [batch, size] of [[1, 1], [5, 3], [64, 64]] as const) {
+          assert.strictEqual(streamed(text, [size], batch, custom).text, expected, `${before}, batch ${batch}, ${size}`)
+        }
+      }
+      // A marker cut by the edge of a window (its `[` the window's last
+      // character) is taken for text: the run is removed with it, and again
+      // redacting changes nothing.
+      for (const before of [29, 59]) {
+        const once = whole(`go RUN:${"#".repeat(before)}[REDACTED:x]${"#".repeat(20)} end`, custom).text
+        assert.strictEqual(once, "go RUN:[REDACTED:run] end")
+        assert.strictEqual(whole(once, custom).text, once)
+      }
+      // A run of 200,000 characters goes out as one marker, and that marker
+      // goes out as soon as the run's first window is known, not at its end.
+      const stream = custom.stream({ batch: 100 })
+      const parts: Array<string> = [stream.push("go RUN:").text]
+      for (let i = 0; i < 2_000; i++) {
+        parts.push(stream.push("#".repeat(100)).text)
+        if (i === 20) assert.strictEqual(parts.join(""), "go RUN:[REDACTED:run]")
+      }
+      parts.push(stream.push(" end").text, stream.end().text)
+      assert.strictEqual(parts.join(""), "go RUN:[REDACTED:run] end")
+    })
+
     it("starts afresh after end", () => {
       const stream = redactor.stream({ batch: 1 })
       stream.push(`a ${github.slice(0, 10)}`)
