@@ -637,6 +637,26 @@ describe("Redactor", () => {
       agrees(sides, "set Q=K12345678", "set Q=K12345678")
     })
 
+    it("an assignment whose value starts with an application's token is removed as that token, as far as it goes", () => {
+      // `ZZK_` tokens hold a space (`ZZK_abcdefgh ijklmnop`), where an
+      // assignment's value stops: the token's own rule, asked from the value's
+      // start with the hit it would get from the scan, says where it ends.
+      const spaced: Detector.Detector = {
+        id: "zzk-token",
+        triggers: [Detector.prefix("ZZK_")],
+        before: 0,
+        after: 30,
+        verify: (context, hit) =>
+          /^[a-z]{8} [a-z]{8}(?![a-z])/.test(context.text.slice(hit.end, hit.end + 18))
+            ? { start: hit.start, end: hit.end + 17 }
+            : undefined
+      }
+      const redactor = Redactor.make({ extraRules: [spaced], personalData: false })
+      for (const text of ["DB_PASSWORD=ZZK_qwhtyzmx lkpvrnse then", "password: ZZK_qwhtyzmx lkpvrnse then"]) {
+        agrees(redactor, text, `${text.slice(0, text.indexOf("ZZK_"))}[REDACTED:zzk-token] then`)
+      }
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
