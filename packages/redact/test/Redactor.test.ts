@@ -918,6 +918,28 @@ describe("Redactor", () => {
       }
     })
 
+    it("a finding that starts as far before its hit as its rule reads is never emitted in part", () => {
+      // `!!END` closes a secret of exactly 60 characters before it, as far back
+      // as the rule may read: a stream must hold those 60 back until it knows.
+      const closing: Detector.Detector = {
+        id: "closed",
+        triggers: [Detector.prefix("!!END")],
+        before: 60,
+        after: 5,
+        verify: (_, hit) => hit.start >= 60 ? { start: hit.start - 60, end: hit.start } : undefined
+      }
+      const custom = Redactor.make({ replaceDefaultRules: [closing], personalData: false })
+      const body = "Qx7".repeat(20)
+      const text = `lead ${body}!!END tail ${body}!!END.`
+      const expected = "lead [REDACTED:closed]!!END tail [REDACTED:closed]!!END."
+      assert.strictEqual(whole(text, custom).text, expected)
+      for (const [batch, size] of [[1, 1], [1, 2], [2, 1], [3, 5], [7, 7], [64, 1]] as const) {
+        const out = streamed(text, [size], batch, custom).text
+        assert.strictEqual(out, expected, `batch ${batch}, chunks ${size}`)
+        assertGone(out, body)
+      }
+    })
+
     it("a secret read on past its window ends at an earlier marker, and its marker goes out with its first window", () => {
       // `RUN:` reads any characters up to a space, 30 at a time. A marker left by
       // an earlier redaction ends it wherever it falls, at a piece's first character too.
