@@ -940,6 +940,36 @@ describe("Redactor", () => {
       }
     })
 
+    it("a hit just after a finding still reads as far back as its rule says, whatever the stream forgot", () => {
+      // `!!END` is a secret only 100 characters after a `KEY:`, as far back as
+      // its rule reads; it follows a `TOK` finding at once, so a stream commits
+      // up to it and forgets what lies far enough behind.
+      const keyed: Detector.Detector = {
+        id: "keyed",
+        triggers: [Detector.prefix("!!END")],
+        before: 100,
+        after: 5,
+        verify: (context, hit) =>
+          context.text.slice(hit.start - 100, hit.start - 96) === "KEY:"
+            ? { start: hit.start, end: hit.end }
+            : undefined
+      }
+      const tok: Detector.Detector = {
+        id: "tok",
+        triggers: [Detector.prefix("TOK")],
+        before: 0,
+        after: 10,
+        verify: (_, hit) => ({ start: hit.start, end: hit.start + 10 })
+      }
+      const custom = Redactor.make({ replaceDefaultRules: [keyed, tok], personalData: false })
+      const text = `${"y".repeat(300)}KEY:${"x".repeat(86)}TOKabcdefg!!END rest`
+      const expected = `${"y".repeat(300)}KEY:${"x".repeat(86)}[REDACTED:tok][REDACTED:keyed] rest`
+      assert.strictEqual(whole(text, custom).text, expected)
+      for (const [batch, size] of [[1, 1], [2, 3], [5, 1], [16, 16], [100, 7]] as const) {
+        assert.strictEqual(streamed(text, [size], batch, custom).text, expected, `batch ${batch}, chunks ${size}`)
+      }
+    })
+
     it("a secret read on past its window ends at an earlier marker, and its marker goes out with its first window", () => {
       // `RUN:` reads any characters up to a space, 30 at a time. A marker left by
       // an earlier redaction ends it wherever it falls, at a piece's first character too.
