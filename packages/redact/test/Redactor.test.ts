@@ -1236,6 +1236,20 @@ describe("Redactor", () => {
       )
     })
 
+    it("reads a text of mostly three-byte characters, copied with room for three bytes each, to its end", () => {
+      // Under the size read without a copy, and past the room the first copy
+      // leaves (an eighth more than its length): encoded again, whole, and
+      // larger than any buffer an earlier test of this file left to reuse.
+      const token = "gh" + "p_" + noise(36, 4141)
+      const block = "漢字".repeat(600_000)
+      const text = `${token} ${block} ${token} ${block}\n${token}`
+      assert.isBelow(text.length, 1 << 22)
+      assert.isAbove(3 * text.length, 7_000_000)
+      const result = redactor.redact(text)
+      const marker = Redactor.marker("github-token")
+      assert.strictEqual(result.text, `${marker} ${block} ${marker} ${block}\n${marker}`)
+    })
+
     const controlFor = (text: string): string => text.replace(/[\u0080-\uffff]/g, "\u0001")
     it.prop(
       "a long text with non-ASCII characters is read at the same places as its ASCII twin",
