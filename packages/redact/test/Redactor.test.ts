@@ -657,6 +657,27 @@ describe("Redactor", () => {
       }
     })
 
+    it("a match that overlaps a finding is searched again from the finding's end, where another may start inside it", () => {
+      // `[a-z0-9]+` matches `bbbbbkeyxyz` from inside the `AAA` finding; only
+      // the part after the finding is left, and there `keyxyz` is a key.
+      const lead: Detector.Detector = {
+        id: "lead",
+        triggers: [Detector.prefix("AAA")],
+        before: 0,
+        after: 8,
+        verify: (_, hit) => ({ start: hit.start, end: hit.start + 8 })
+      }
+      const key: Detector.Detector = {
+        id: "key",
+        triggers: [Detector.pattern(/[a-z0-9]+/g, 40)],
+        before: 0,
+        after: 40,
+        verify: (_, hit) => hit.match?.[0].startsWith("key") === true ? { start: hit.start, end: hit.end } : undefined
+      }
+      const custom = Redactor.make({ replaceDefaultRules: [lead, key], personalData: false })
+      agrees(custom, "AAAbbbbbkeyxyz and keyabc", "[REDACTED:lead][REDACTED:key] and [REDACTED:key]")
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
