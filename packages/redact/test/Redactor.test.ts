@@ -959,6 +959,21 @@ describe("Redactor", () => {
         assert.strictEqual(out, expected, `batch ${batch}, chunks ${size}`)
         assertGone(out, body)
       }
+      // The same with a word the scan looks for from its end (`QZ`, the rarest
+      // pair in it, ten characters in): until that pair arrives, the word may
+      // have started ten characters before it.
+      const late = Redactor.make({
+        replaceDefaultRules: [{ ...closing, id: "late", triggers: [Detector.prefix("eeeeeeeeeeQZ")] }],
+        personalData: false
+      })
+      const lateText = `lead ${body}eeeeeeeeeeQZ tail ${body}eeeeeeeeeeQZ.`
+      const lateExpected = "lead [REDACTED:late]eeeeeeeeeeQZ tail [REDACTED:late]eeeeeeeeeeQZ."
+      assert.strictEqual(whole(lateText, late).text, lateExpected)
+      for (const [batch, size] of [[1, 1], [1, 2], [2, 1], [3, 5], [7, 7], [64, 1]] as const) {
+        const out = streamed(lateText, [size], batch, late).text
+        assert.strictEqual(out, lateExpected, `late, batch ${batch}, chunks ${size}`)
+        assertGone(out, body)
+      }
     })
 
     it("a hit just after a finding still reads as far back as its rule says, whatever the stream forgot", () => {
@@ -987,6 +1002,34 @@ describe("Redactor", () => {
       const expected = `${"y".repeat(300)}KEY:${"x".repeat(86)}[REDACTED:tok][REDACTED:keyed] rest`
       assert.strictEqual(whole(text, custom).text, expected)
       for (const [batch, size] of [[1, 1], [2, 3], [5, 1], [16, 16], [100, 7]] as const) {
+        assert.strictEqual(streamed(text, [size], batch, custom).text, expected, `batch ${batch}, chunks ${size}`)
+      }
+    })
+
+    it("of two findings at one start the same one wins in a stream as in the whole text, while the winner's rule still reads", () => {
+      // Both rules find `ZQ1234`; the prefix rule's pass comes first and wins.
+      // It reads 50 characters, the pattern rule 10: a stream knows the
+      // pattern rule's answer long before the prefix rule's, and must wait.
+      const span = (_: Detector.Context, hit: Detector.Hit) => ({ start: hit.start, end: hit.start + 6 })
+      const first: Detector.Detector = {
+        id: "first",
+        triggers: [Detector.prefix("ZQ")],
+        before: 0,
+        after: 50,
+        verify: span
+      }
+      const second: Detector.Detector = {
+        id: "second",
+        triggers: [Detector.pattern(/ZQ[0-9]+/g, 10)],
+        before: 0,
+        after: 10,
+        verify: span
+      }
+      const custom = Redactor.make({ replaceDefaultRules: [first, second], personalData: false })
+      const text = `xx ZQ1234 ${"-".repeat(80)}`
+      const expected = `xx [REDACTED:first] ${"-".repeat(80)}`
+      assert.strictEqual(whole(text, custom).text, expected)
+      for (const [batch, size] of [[1, 1], [2, 3], [5, 1], [20, 20]] as const) {
         assert.strictEqual(streamed(text, [size], batch, custom).text, expected, `batch ${batch}, chunks ${size}`)
       }
     })
