@@ -678,6 +678,40 @@ describe("Redactor", () => {
       agrees(custom, "AAAbbbbbkeyxyz and keyabc", "[REDACTED:lead][REDACTED:key] and [REDACTED:key]")
     })
 
+    it("a hit inside an earlier marker's id starts nothing, up to the longest id a marker has", () => {
+      // `TOK` needs no separator before it, so it is found inside any word,
+      // the id of a marker too: there it must be left alone, or redacting
+      // twice would differ from redacting once. Ids hold letters, digits, `_`,
+      // `-` and `.`, at most 40 of them before the hit.
+      const tok = Redactor.make({
+        replaceDefaultRules: [{
+          id: "tok",
+          triggers: [Detector.prefix("TOK")],
+          before: 0,
+          after: 10,
+          verify: (_, hit) => ({ start: hit.start, end: hit.start + 10 })
+        }],
+        personalData: false
+      })
+      assert.strictEqual(tok.redact("x TOK1234567 y").text, "x [REDACTED:tok] y")
+      for (
+        const marker of [
+          "[REDACTED:TOK1234567]",
+          "[REDACTED:build.TOK1234567]",
+          "[REDACTED:build-TOK1234567]",
+          "[REDACTED:a_b.c-TOK1234567]",
+          `[REDACTED:${"a".repeat(40)}TOK1234567]`
+        ]
+      ) {
+        for (const text of [marker, `see ${marker} here`]) {
+          assert.strictEqual(tok.redact(text).text, text, text)
+        }
+      }
+      // Past the longest id, the word is not a marker's: the hit is judged as any other.
+      const long = `[REDACTED:${"a".repeat(41)}TOK1234567]`
+      assert.strictEqual(tok.redact(long).text, `[REDACTED:${"a".repeat(41)}[REDACTED:tok]]`)
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
