@@ -712,6 +712,22 @@ describe("Redactor", () => {
       assert.strictEqual(tok.redact(long).text, `[REDACTED:${"a".repeat(41)}[REDACTED:tok]]`)
     })
 
+    it("a finding removes something: an empty span, or one that ends before it starts, leaves no marker", () => {
+      const odd = (id: string, end: (start: number) => number): Detector.Detector => ({
+        id,
+        triggers: [Detector.prefix(`${id.toUpperCase()}:`)],
+        before: 0,
+        after: 20,
+        verify: (_, hit) => ({ start: hit.end, end: end(hit.end) })
+      })
+      const custom = Redactor.make({
+        replaceDefaultRules: [odd("empty", (at) => at), odd("back", (at) => at - 2), odd("real", (at) => at + 4)],
+        personalData: false
+      })
+      agrees(custom, "EMPTY:abcd BACK:abcd REAL:abcd", "EMPTY:abcd BACK:abcd REAL:[REDACTED:real]")
+      assert.strictEqual(custom.redact("EMPTY:abcd BACK:abcd").count, 0)
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
