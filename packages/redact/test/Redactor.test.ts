@@ -442,6 +442,30 @@ describe("Redactor", () => {
       })
       assert.deepStrictEqual(plain(pin.redact("pin=4821 pin=0000")), { text: "pin=[REDACTED:pin] pin=0000", count: 1 })
     })
+
+    it("keep nothing unless asked, and with only the kept group, accept sees the rest of the match", () => {
+      const rule = { id: "pin", keywords: ["pin"], pattern: /(pin: )[0-9]{4}/g }
+      const whole = Redactor.make({ replaceDefaultRules: [rule], personalData: false })
+      assert.strictEqual(whole.redact("the pin: 4821.").text, "the [REDACTED:pin].")
+      const kept = Redactor.make({
+        replaceDefaultRules: [{ ...rule, keep: true, accept: (secret) => secret !== "0000" }],
+        personalData: false
+      })
+      assert.strictEqual(kept.redact("the pin: 4821, the pin: 0000.").text, "the pin: [REDACTED:pin], the pin: 0000.")
+    })
+
+    it("need any one of their keywords, each matched literally in any case, its regular-expression characters too", () => {
+      const ticket = Redactor.make({
+        replaceDefaultRules: [{ id: "ticket", keywords: ["ticket", "[ref]^"], pattern: /\bTKT-[0-9]{6}\b/g }],
+        personalData: false
+      })
+      assert.strictEqual(ticket.redact("Ticket TKT-123456").text, "Ticket [REDACTED:ticket]")
+      assert.strictEqual(ticket.redact("[REF]^ TKT-123456").text, "[REF]^ [REDACTED:ticket]")
+      assert.strictEqual(ticket.redact("[ref]^ TKT-123456").text, "[ref]^ [REDACTED:ticket]")
+      for (const text of ["REF TKT-123456", "[REF] TKT-123456", "tick TKT-123456"]) {
+        assert.strictEqual(ticket.redact(text).text, text)
+      }
+    })
   })
 
   describe("laws", () => {
@@ -749,6 +773,19 @@ describe("Redactor", () => {
       for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]) {
         assertGone(result.text, form)
       }
+    })
+
+    it("are removed in each form and nothing around them, a value of four characters too", () => {
+      const quoted = Redactor.make({ secrets: ["p\"w\\0rd!"], personalData: false })
+      const json = JSON.stringify({ pw: "p\"w\\0rd!" })
+      assert.strictEqual(quoted.redact(json).text, "{\"pw\":\"[REDACTED:known-secret]\"}")
+      assert.strictEqual(quoted.redact("raw p\"w\\0rd! here").text, "raw [REDACTED:known-secret] here")
+      assert.strictEqual(
+        quoted.redact(`?q=${encodeURIComponent("p\"w\\0rd!")}&x=1`).text,
+        "?q=[REDACTED:known-secret]&x=1"
+      )
+      const four = Redactor.make({ secrets: ["Zq8x"], personalData: false })
+      assert.strictEqual(four.redact("code Zq8x and zq8x").text, "code [REDACTED:known-secret] and zq8x")
     })
 
     it("are removed when there are many of them", () => {
