@@ -904,11 +904,14 @@ describe("Redactor", () => {
         verify: (_, hit) => ({ start: hit.start + 3, end: hit.start + 12 })
       }
       const custom = Redactor.make({ replaceDefaultRules: [secret, slow, token], personalData: false })
-      const text = `${"x".repeat(200)}TOK123456789 BLOCK SECRET=abc123XYZ ${"y".repeat(3_000)} BLOCK ${
-        "z".repeat(6_000)
-      }`
+      // A second `BLOCK` before the secret: once the first is decided, the
+      // stream forgets up to the second while `SECRET=…` is found and waits.
+      const text = `${"x".repeat(200)}TOK123456789 BLOCK ${"w".repeat(1_000)} BLOCK SECRET=abc123XYZ ${
+        "y".repeat(3_000)
+      } BLOCK ${"z".repeat(6_000)}`
       const expected = whole(text, custom)
-      assert.include(expected.text, "TOK[REDACTED:token] BLOCK SECRET=[REDACTED:secret] ")
+      assert.include(expected.text, "TOK[REDACTED:token] BLOCK w")
+      assert.include(expected.text, "w BLOCK SECRET=[REDACTED:secret] ")
       for (const [batch, size] of [[100, 100], [1, 1], [500, 13]] as const) {
         assert.deepStrictEqual(streamed(text, [size], batch, custom), expected, `batch ${batch}, chunks ${size}`)
       }
@@ -1166,11 +1169,46 @@ describe("Redactor", () => {
       assert.strictEqual(parts.join(""), "go RUN:[REDACTED:run] end")
     })
 
+    it("keeps a rule's ruled-out region through what it forgets, and no further", () => {
+      // `M:skip` rules out this rule's hits for 2,000 characters (\`Context.skip\`):
+      // the `M:` at 1,000 is left, the one past 2,000 is not, however the text
+      // is cut and whatever the stream forgot in between.
+      const marked: Detector.Detector = {
+        id: "marked",
+        triggers: [Detector.prefix("M:")],
+        before: 0,
+        after: 2_100,
+        verify: (context, hit) => {
+          if (context.text.startsWith("skip", hit.end)) {
+            context.skip(hit.start + 2_000)
+            return undefined
+          }
+          return { start: hit.end, end: hit.end + 6 }
+        }
+      }
+      const custom = Redactor.make({ replaceDefaultRules: [marked], personalData: false })
+      const text = `M:skip ${"a".repeat(993)}M:abcdef ${"b".repeat(1_000)}M:ghijkl ${"c".repeat(3_000)}`
+      const expected = whole(text, custom)
+      assert.strictEqual(expected.text, text.replace("M:ghijkl", "M:[REDACTED:marked]"))
+      for (const [batch, size] of [[1, 1], [7, 3], [100, 100], [500, 13]] as const) {
+        assert.deepStrictEqual(streamed(text, [size], batch, custom), expected, `batch ${batch}, chunks ${size}`)
+      }
+    })
+
     it("starts afresh after end", () => {
       const stream = redactor.stream({ batch: 1 })
       stream.push(`a ${github.slice(0, 10)}`)
       stream.end()
       assert.strictEqual(stream.push("hello ").text + stream.end().text, "hello ")
+      // And finds in the next text what it finds in any: every rule is ready again.
+      for (const batch of [1, 7, undefined]) {
+        const again = redactor.stream(batch === undefined ? undefined : { batch })
+        for (let round = 0; round < 3; round++) {
+          const text = `round ${round}: ${github} and bob@example.com\n`
+          const out = [...text].map((ch) => again.push(ch).text).join("") + again.end().text
+          assert.strictEqual(out, `round ${round}: [REDACTED:github-token] and [REDACTED:email]\n`, `${batch} ${round}`)
+        }
+      }
     })
   })
 
