@@ -752,6 +752,34 @@ describe("Redactor", () => {
       assert.strictEqual(custom.redact("EMPTY:abcd BACK:abcd").count, 0)
     })
 
+    it("two rules on one character, each with its own prefilter, each find theirs", () => {
+      // `#` is a one-character trigger of both; a prefilter of one of them
+      // must not stand for the other's.
+      const tagged = (id: string, letter: string): Detector.Detector => ({
+        id,
+        triggers: [Detector.literal("#", `#${letter}[0-9]`)],
+        before: 0,
+        after: 8,
+        verify: (context, hit) =>
+          new RegExp(`^#${letter}[0-9]{6}`).test(context.text.slice(hit.start, hit.start + 8))
+            ? { start: hit.start, end: hit.start + 8 }
+            : undefined
+      })
+      const both = Redactor.make({
+        replaceDefaultRules: [tagged("alpha", "A"), tagged("beta", "B")],
+        personalData: false
+      })
+      agrees(both, "see #A123456 here", "see [REDACTED:alpha] here")
+      agrees(both, "see #B123456 here", "see [REDACTED:beta] here")
+      agrees(both, "#B123456 #A123456 #C123456", "[REDACTED:beta] [REDACTED:alpha] #C123456")
+      // One without a prefilter: the character alone may start its secret.
+      const open = Redactor.make({
+        replaceDefaultRules: [tagged("alpha", "A"), { ...tagged("any", "[A-Z]"), triggers: [Detector.literal("#")] }],
+        personalData: false
+      })
+      agrees(open, "see #Q123456 here", "see [REDACTED:any] here")
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
