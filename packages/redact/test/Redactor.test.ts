@@ -780,6 +780,28 @@ describe("Redactor", () => {
       agrees(open, "see #Q123456 here", "see [REDACTED:any] here")
     })
 
+    it("a detector's prefix may be of any characters, one character too, anywhere in a long text or a short one", () => {
+      const after = (id: string, prefix: string): Detector.Detector => ({
+        id,
+        triggers: [Detector.prefix(prefix)],
+        before: 0,
+        after: prefix.length + 6,
+        verify: (_, hit) => ({ start: hit.end, end: hit.end + 6 })
+      })
+      const custom = Redactor.make({
+        replaceDefaultRules: [after("cyrillic", "токен:"), after("hash", "#"), after("ascii", "tk:")],
+        personalData: false
+      })
+      for (const pad of [0, 400]) {
+        const tail = "-".repeat(pad)
+        agrees(
+          custom,
+          `#abcdef токен:qwerty tk:zxcvbn ${tail}`,
+          `#[REDACTED:hash] токен:[REDACTED:cyrillic] tk:[REDACTED:ascii] ${tail}`
+        )
+      }
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],
