@@ -518,7 +518,7 @@ export const patternPass = (
 ): Pass => {
   const regex = pattern.global && !pattern.sticky ?
     pattern :
-    new RegExp(pattern.source, pattern.flags.replace("y", "") + "g")
+    new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "") + "g")
   return {
     reach: Math.max(maxLength, ...detectors.map((d) => d.after)),
     trigger: maxLength,

@@ -802,6 +802,23 @@ describe("Redactor", () => {
       }
     })
 
+    it("a detector's pattern may carry any flags: global, sticky, both, neither", () => {
+      // Both made the pass's own copy `gg`, which the RegExp constructor refuses.
+      for (const pattern of [/TKN[0-9]{4}/, /TKN[0-9]{4}/g, /TKN[0-9]{4}/y, /TKN[0-9]{4}/gy, /tkn[0-9]{4}/giy]) {
+        const custom = Redactor.make({
+          replaceDefaultRules: [{
+            id: "tkn",
+            triggers: [Detector.pattern(pattern, 7)],
+            before: 0,
+            after: 7,
+            verify: (_, hit) => ({ start: hit.start, end: hit.end })
+          }],
+          personalData: false
+        })
+        agrees(custom, "a TKN1234 b TKN5678.", "a [REDACTED:tkn] b [REDACTED:tkn].")
+      }
+    })
+
     it("a keyword may stand just before the match", () => {
       const pin = Redactor.make({
         replaceDefaultRules: [{ id: "pin", keywords: ["pin"], pattern: /\b[0-9]{4}\b/g }],

@@ -235,6 +235,12 @@ describe("the literal and pattern passes", () => {
     // A sticky or non-global pattern is searched globally all the same.
     const sticky = TriggerScan.patternPass(/b/y, 1, false, [detector("b")], undefined)
     assert.strictEqual(sticky.find("aab", 0)?.start, 2)
+    for (const pattern of [/b/, /b/y, /b/gy, /b/g]) {
+      const pass = TriggerScan.patternPass(pattern, 1, false, [detector("b")], undefined)
+      const starts: Array<number> = []
+      for (let f = pass.find("bab b", 1); f !== undefined; f = pass.find("bab b", f.resume)) starts.push(f.start)
+      assert.deepStrictEqual(starts, [2, 4], pattern.flags)
+    }
     assert.strictEqual(pairs.gate?.source, "=")
     assert.deepStrictEqual([words.trigger, words.reach, words.back], [30, 40, 0])
   })
