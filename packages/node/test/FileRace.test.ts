@@ -4,7 +4,8 @@
  * A racer (python3, `renameat2(RENAME_EXCHANGE)`) flips, tens of thousands
  * of times a second, a directory, a grandparent directory and a file of the
  * workspace with symbolic links to directories outside, while every file
- * tool is called 400 times (`FILE_RACE_CALLS`) on paths through them. The
+ * tool is called 400 times (`FILE_RACE_CALLS`; more, up to ten times as
+ * many, until the race was hit both ways) on paths through them. The
  * outside holds a marker in every file and in one file's name: no result may
  * show it, no outside file may change, and no file may appear outside. The
  * counts of calls that succeeded and were refused show the race was hit both
@@ -215,7 +216,11 @@ describe("file tools under a swapping racer", () => {
           const state = new Map<string, string>()
           const reasons = new Map<string, number>()
           const from = performance.now()
-          for (let i = 0; i < CALLS; i++) {
+          // At least CALLS calls, and on (up to ten times as many) until the race was
+          // hit both ways: on a loaded machine the racer can win every one of the first
+          // CALLS, which says nothing about the tool and must not fail the test.
+          const refused = () => counts["refused before"] + counts["refused in the handler"]
+          for (let i = 0; i < CALLS || (i < 10 * CALLS && (counts.ok === 0 || refused() === 0)); i++) {
             const input = plan.input(i, state)
             const result = yield* runtime.runCall({ id: `${i}`, name: toolName(plan.tool), input })
             const text = ToolResult.text(result)
@@ -239,16 +244,12 @@ describe("file tools under a swapping racer", () => {
           )
           // The race was hit both ways: some calls got through, some met a link.
           assert.isAbove(counts.ok, 0, `${plan.tool}: no call succeeded`)
-          assert.isAbove(
-            counts["refused before"] + counts["refused in the handler"],
-            0,
-            `${plan.tool}: no call was refused`
-          )
+          assert.isAbove(refused(), 0, `${plan.tool}: no call was refused`)
         }
         // The walk itself, without the path checks in front of it: it meets the links, refuses them,
         // and whatever it opens is inside.
         const walks = { inside: 0, refused: 0 }
-        for (let i = 0; i < CALLS; i++) {
+        for (let i = 0; i < CALLS || (i < 10 * CALLS && (walks.refused === 0 || walks.inside === 0)); i++) {
           const path = ["d/f.txt", "p/q/f.txt", "file.txt"][i % 3]!
           const opened = yield* Effect.either(Effect.scoped(
             Effect.flatMap(PathWalk.entry(dirs.ws, path), (found) =>
