@@ -43,6 +43,7 @@ import * as Layer from "effect/Layer"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
+import type * as BashSyntax from "./BashSyntax.js"
 import * as CommandReadings from "./CommandReadings.js"
 import type * as LineAnalysis from "./LineAnalysis.js"
 import * as SimpleLine from "./SimpleLine.js"
@@ -255,8 +256,13 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
   try {
     const root = tree.rootNode
     CommandReadings.collectReadings(analyse, root, readings, depth)
+    const across = commandAcrossLines(root, source)
+    if (across) {
+      doubts.push(acrossLines)
+      CommandReadings.lexicalReadings(source, readings)
+    }
     if (root.hasError) doubts.push("it does not parse as bash")
-    else if (unsafe === undefined) {
+    else if (unsafe === undefined && !across) {
       const plain = SimpleLine.plainCommands(root, source)
       if (typeof plain === "string") doubts.push(plain)
       else {
@@ -294,6 +300,28 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
 }
 
 const dedupe = (items: ReadonlyArray<string>) => [...new Set(items)]
+
+const acrossLines = "the grammar reads words from two lines as one command, where bash ends it at the line break"
+
+/**
+ * Whether the grammar put words from two lines in one command: after a pipeline of three stages
+ * it reads `a | b | c⏎rm -rf / && d` as `c rm -rf /`, where bash runs `rm -rf /`. A line break
+ * between two of a command's parts, not escaped by a backslash, is never bash's reading.
+ */
+const commandAcrossLines = (root: BashSyntax.SyntaxNode, source: string): boolean => {
+  const stack = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    const children = node.children
+    if (node.type === "command") {
+      for (let i = 1; i < children.length; i++) {
+        if (/(?:^|[^\\])\n/.test(source.slice(children[i - 1]!.endIndex, children[i]!.startIndex))) return true
+      }
+    }
+    for (const child of children) stack.push(child)
+  }
+  return false
+}
 
 /** Bytes the grammar and bash may read differently, or that hide what runs from the person reading the line. */
 const sourceDoubt = (source: string): string | undefined => {

@@ -11,6 +11,7 @@
  * @since 0.3.0
  */
 import * as PathRule from "./PathRule.js"
+import * as ShellGlob from "./ShellGlob.js"
 
 /**
  * Where paths resolve: the command's working directory (the workspace) and
@@ -123,6 +124,53 @@ const isVital = (word: string, location: Location | undefined, tree: boolean): b
   return tree && !inside && !temporary.test(path)
 }
 
+/** The programs `destructive` judges by their words. */
+const judgedByWords = [
+  "rm",
+  "rmdir",
+  "chmod",
+  "chown",
+  "chgrp",
+  "find",
+  "mv",
+  "dd",
+  "rsync",
+  "truncate",
+  "tee",
+  "cp",
+  "shred",
+  "wipefs",
+  "blkdiscard",
+  "kill",
+  "pkill",
+  "xargs"
+]
+
+/**
+ * The programs destructive whatever their words: a glob that names one runs it. Not tried for a
+ * computed name, which would make every `$X` line a machine's shutdown.
+ */
+const destructiveByName = [
+  "shutdown",
+  "reboot",
+  "halt",
+  "poweroff",
+  "mkfs",
+  "mkfs.ext2",
+  "mkfs.ext3",
+  "mkfs.ext4",
+  "mkfs.xfs",
+  "mkfs.btrfs",
+  "mkfs.vfat",
+  "mkfs.fat",
+  "mkfs.ntfs",
+  "mke2fs",
+  "mkswap",
+  "mkdosfs",
+  "mkntfs",
+  "mkexfatfs"
+]
+
 const base = (word: string | undefined): string => (word ?? "").split("/").pop() ?? ""
 
 /** An unambiguous abbreviation of a long option, as getopt_long accepts: `--recur` for `--recursive`. */
@@ -141,6 +189,17 @@ const device = /^\/+dev\/+(?!null$|zero$|random$|urandom$|stdout$|stderr$|stdin$
  */
 export const destructive = (words: ReadonlyArray<string>, location?: Location): string | undefined => {
   const name = base(words[0])
+  // A name computed as the line runs (`$X -rf /`) could be any program; one that is a glob
+  // (`/bin/r[m] -rf /`) any program it matches: each is judged with the same words.
+  const computed = /[$`]/.test(words[0] ?? "")
+  if (computed || ShellGlob.isGlob(name)) {
+    for (const candidate of computed ? judgedByWords : [...judgedByWords, ...destructiveByName]) {
+      if (!computed && !ShellGlob.matches(name, candidate)) continue
+      const why = destructive([candidate, ...words.slice(1)], location)
+      if (why !== undefined) return `its command could be ${candidate}: ${why}`
+    }
+    return undefined
+  }
   switch (name) {
     case "rm":
     case "rmdir": {

@@ -137,7 +137,7 @@ export const scriptReadings = (
 ) => {
   const inner = analyse(script, depth + 1)
   readings.open ??= inner.open
-  readings.globs.push(...inner.globNames.slice(0, 64 - readings.globs.length))
+  readings.addGlobs(inner.globNames)
   const guessed = new Set(inner.guesses)
   for (const words of inner.readings) readings.add(words, guess || guessed.has(words))
   readings.writes.push(...inner.writes.slice(0, ReadingSet.maxReadings - readings.writes.length))

@@ -10,6 +10,8 @@
 import * as CallTarget from "./CallTarget.js"
 import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
+import * as LexicalReadings from "./LexicalReadings.js"
+import * as ReadingSet from "./ReadingSet.js"
 import * as Rule from "./Rule.js"
 
 /**
@@ -126,10 +128,24 @@ export const protectedPath = (target: CallTarget.Target, location: Rule.Location
  */
 export const destructionOf = (target: CallTarget.Target, location: Rule.Location): string | undefined => {
   if (target._tag !== "Command") return undefined
+  // A line the engine stopped reading (too long, too deep, too many commands) may hold any
+  // command past where it stopped; a computed name is read, and judged as any program below.
+  const open = target.analysis.open
+  if (open !== undefined && open !== ReadingSet.computedName) {
+    return `${open}, so it could run a destructive command the engine did not read`
+  }
   const root = Rule.normalize(location.workspaceRoot)
+  // The grammar misreads some lines a glob names the command of (`r[m] -rf /usr` splits `-rf`):
+  // their words are also read lexically, which only adds readings to judge.
+  let readings = target.analysis.readings
+  if (target.analysis.globNames.length > 0) {
+    const lexical = new ReadingSet.Readings()
+    LexicalReadings.lexicalReadings(target.command, lexical)
+    readings = [...readings, ...lexical.all]
+  }
   // From every directory a `cd` could leave the command in: `cd / && rm -rf usr`.
   for (const cwd of CallTarget.lineCwds(target.analysis, location)) {
-    for (const words of target.analysis.readings) {
+    for (const words of readings) {
       const why = CommandRisk.destructive(words, { ...location, cwd })
       if (why !== undefined) return `${why} (${CommandLine.print(words)}${cwd === root ? "" : `, run in ${cwd}`})`
     }

@@ -6,8 +6,15 @@
  *
  * @since 0.4.0
  */
+import * as ShellGlob from "./ShellGlob.js"
 
 export const maxReadings = 2_000
+
+/** Glob command names kept per line: each is tested against every deny and ask rule. */
+export const maxGlobNames = 64
+
+/** Why a line is open when its command name is computed as it runs (`$X args`): read, but not known. */
+export const computedName = "its command name is computed when it runs"
 
 /**
  * The readings gathered so far for one line, deduplicated and bounded: past
@@ -31,13 +38,27 @@ export class Readings {
   get guesses(): ReadonlyArray<ReadonlyArray<string>> {
     return this.guessed.size === 0 ? [] : this.all.filter((words) => this.guessed.has(words.join("\u0000")))
   }
+  /**
+   * Glob command names (deduplicated); past `maxGlobNames` the line is open,
+   * since a dropped name is a command no deny rule would be tested against.
+   */
+  addGlobs(names: ReadonlyArray<string>) {
+    for (const name of names) {
+      if (this.globs.includes(name)) continue
+      if (this.globs.length >= maxGlobNames) {
+        this.open ??= "it runs more commands named by globs than the engine follows"
+        return
+      }
+      this.globs.push(name)
+    }
+  }
   /** `guess`: only a program the engine does not know might run it (`Wrappers.Reading`). */
   add(words: ReadonlyArray<string>, guess = false) {
     if (words.length === 0) return
     // A name computed when the command runs could be any command.
     const name = words[0]!
-    if (/[$`]/.test(name)) this.open ??= "its command name is computed when it runs"
-    else if (/[*?[]/.test(name) && name !== "[" && name !== "[[" && this.globs.length < 64) this.globs.push(name)
+    if (/[$`]/.test(name)) this.open ??= computedName
+    else if (ShellGlob.isGlob(name)) this.addGlobs([name])
     if (this.all.length >= maxReadings) {
       this.open ??= "it runs more commands than the engine follows"
       return

@@ -33,6 +33,7 @@ import * as CommandRisk from "./CommandRisk.js"
 import type * as CompiledRule from "./CompiledRule.js"
 import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
+import * as ShellGlob from "./ShellGlob.js"
 
 /**
  * A compiled rule, where a command could run, and the compiling of a rule
@@ -93,7 +94,7 @@ export const restrictiveMatch = (rule: CompiledRule.Compiled, target: CallTarget
         head === undefined ?
           target.analysis.globNames.length > 0 :
           target.analysis.globNames.some((glob) =>
-            globMatches(glob, head) || globMatches(glob.split("/").pop() ?? glob, head)
+            ShellGlob.matches(glob, head) || ShellGlob.matches(glob.split("/").pop() ?? glob, head)
           )
       ) {
         return { rule: rule.text, detail: "its command name is a glob that could name the command the rule names" }
@@ -291,29 +292,6 @@ export const allowOrGap = (
   return covered(analysis)
     ? Either.right([...used])
     : Either.left(gap ?? { cause: "it is not read-only and no rule allows it", hint: noRule })
-}
-
-/** Whether a shell glob (`*`, `?`, `[…]`) matches a name. */
-const globMatches = (glob: string, name: string): boolean => {
-  let source = ""
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!
-    if (c === "*") source += ".*"
-    else if (c === "?") source += "."
-    else if (c === "[") {
-      const close = glob.indexOf("]", i + 2)
-      if (close < 0) source += "\\["
-      else {
-        source += `[${glob.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`
-        i = close
-      }
-    } else source += c.replace(/[.+^${}()|\\/]/g, "\\$&")
-  }
-  try {
-    return new RegExp(`^${source}$`).test(name)
-  } catch {
-    return true
-  }
 }
 
 /**

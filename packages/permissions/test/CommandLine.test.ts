@@ -196,7 +196,7 @@ describe("CommandLine", () => {
   const operator = FastCheck.constantFrom(" && ", " || ", "; ", " | ", "\n", ";")
 
   it.effect.prop(
-    "printed commands joined by operators are simple, and come back word for word",
+    "printed commands joined by operators are simple and come back word for word, or, where the grammar joins two lines, not simple and each command still a reading",
     [
       FastCheck.array(FastCheck.tuple(simple, operator), { minLength: 1, maxLength: 5 })
     ],
@@ -207,6 +207,15 @@ describe("CommandLine", () => {
         )
           .join("")
         const analysis = analyse(source)
+        // tree-sitter-bash joins `a | b | c⏎d && e`'s `c` and `d`: then no allow rule may
+        // decide the line, and a deny rule still sees every command bash runs.
+        if (analysis.doubts.some((d) => d.includes("two lines as one command"))) {
+          assert.isFalse(analysis.simple)
+          for (const [command] of commands) {
+            assert.deepInclude(analysis.readings, command, `${JSON.stringify(source)}: ${command.join(" ")}`)
+          }
+          return
+        }
         assert.isTrue(analysis.simple, `${JSON.stringify(source)}: ${analysis.doubts}`)
         assert.deepStrictEqual(analysis.commands.map((c) => c.words), commands.map(([c]) => c))
       }),
