@@ -1,0 +1,138 @@
+/**
+ * What one command node and one pipeline stage are read as, at the edges the
+ * grammar and bash leave open: the script `echo`, `printf` or `cat <<<`
+ * prints into a shell, whatever options, quoting, assignments or redirections
+ * stand around the words; what only a guess reaches (a program the engine
+ * does not know) kept apart from what bash runs for sure. A script missed here
+ * is a denied command a shell runs; a sure reading marked a guess escapes the
+ * destruction check, and a guess marked sure holds a harmless line to rules
+ * it never meets.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as CommandLine from "../src/CommandLine.js"
+
+const analyse = (line: string) =>
+  Effect.map(CommandLine.make, (service) => {
+    const analysis = service.analyse(line)
+    return {
+      readings: analysis.readings.map((words) => words.join(" ")),
+      guesses: analysis.guesses.map((words) => words.join(" "))
+    }
+  })
+
+const readings = (line: string) => Effect.map(analyse(line), (analysis) => analysis.readings)
+
+describe("what a stage prints into a shell", () => {
+  it.effect("echo's options are dropped from the script it prints, and only words that are options", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "echo rm -rf / | sh",
+          "echo -n 'rm -rf /' | sh",
+          "echo -E 'rm -rf /' | sh",
+          "echo -ne 'rm -rf /' | sh",
+          "echo -n -e 'rm -rf /' | bash"
+        ]
+      ) {
+        const read = yield* analyse(line)
+        assert.include(read.readings, "rm -rf /", line)
+        // Read as what the shell surely runs, not as a guess behind a program named `-n`.
+        assert.notInclude(read.guesses, "rm -rf /", line)
+      }
+      // A word that only starts or ends like an option is printed, and the shell runs it.
+      assert.include(yield* readings("echo 'rm a-n' | sh"), "rm a-n")
+      assert.include(yield* readings("echo '-n; rm -rf /' | sh"), "rm -rf /")
+      assert.include(yield* readings("echo -x 'rm -rf /' | sh"), "-x rm -rf /")
+    }))
+
+  it.effect("the printing stage is found behind assignments, redirections and quoting of its name", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "X=1 echo 'rm -rf /' | sh",
+          "2>/dev/null echo 'rm -rf /' | sh",
+          "echo 'rm -rf /' 2>/dev/null | sh",
+          "'echo' 'rm -rf /' | sh",
+          "\"printf\" 'rm -rf /' | sh",
+          "(X=1; echo 'rm -rf /') | sh",
+          "echo 'rm -rf /' | sh 2>/dev/null",
+          "echo 'rm -rf /' | X=1 sh",
+          "cat <<< 'rm -rf /' 2>/dev/null | sh",
+          "cat <<< 'rm -rf /' > /dev/stdout | bash"
+        ]
+      ) {
+        assert.include(yield* readings(line), "rm -rf /", line)
+      }
+    }))
+
+  it.effect("a here-string is the script as one line: bash does not split it, whatever the reading of its words", () =>
+    Effect.gen(function*() {
+      assert.include(yield* readings("X='rm -rf /'; cat <<< $X | sh"), "rm -rf /")
+      assert.include(yield* readings("X='rm -rf /'; sh <<< $X"), "rm -rf /")
+    }))
+
+  it.effect("a stage that does not print its words or its here-string feeds the shell none of them", () =>
+    Effect.gen(function*() {
+      // `cat` prints the file named 'rm -rf /', `wc` a count: what the shell runs, the line does not tell.
+      assert.notInclude(yield* readings("cat 'rm -rf /' | sh"), "rm -rf /")
+      assert.notInclude(yield* readings("wc -l <<< 'rm -rf /' | sh"), "rm -rf /")
+      assert.notInclude(yield* readings("grep -c x <<< 'rm -rf /' | bash"), "rm -rf /")
+    }))
+
+  it.effect("a shell that surely reads the pipe runs its script for sure; one behind an unknown program only maybe", () =>
+    Effect.gen(function*() {
+      const sure = yield* analyse("echo 'rm -rf /' | sh")
+      assert.include(sure.readings, "rm -rf /")
+      assert.notInclude(sure.guesses, "rm -rf /")
+      const guessed = yield* analyse("echo 'rm -rf /' | taskset 0x1 sh")
+      assert.include(guessed.guesses, "rm -rf /")
+    }))
+})
+
+describe("what one command runs", () => {
+  it.effect("an assignment before a command is no word of it", () =>
+    Effect.gen(function*() {
+      const read = yield* readings("X=1 rm -rf /")
+      assert.include(read, "rm -rf /")
+      assert.isFalse(read.some((words) => words.startsWith("X=1")), read.join(" | "))
+    }))
+
+  it.effect("a redirection before the command name is no word of it", () =>
+    Effect.gen(function*() {
+      const read = yield* analyse("2>/dev/null rm -rf /")
+      assert.deepStrictEqual(read.readings, ["rm -rf /"])
+      assert.deepStrictEqual(read.guesses, [])
+    }))
+
+  it.effect("a shell with no here-document or here-string reads no script of the line's", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* readings("sh -x"), ["sh -x"])
+      assert.deepStrictEqual(yield* readings("bash"), ["bash"])
+    }))
+
+  it.effect("a wrapper the engine knows runs its command for sure; an unknown program's later words only maybe", () =>
+    Effect.gen(function*() {
+      const sudo = yield* analyse("sudo rm -rf /")
+      assert.include(sudo.readings, "rm -rf /")
+      assert.deepStrictEqual(sudo.guesses, [])
+      const bashC = yield* analyse("bash -c 'rm -rf /'")
+      assert.include(bashC.readings, "rm -rf /")
+      assert.deepStrictEqual(bashC.guesses, [])
+      const taskset = yield* analyse("taskset 0x1 rm -rf /")
+      assert.deepStrictEqual(taskset.guesses, ["rm -rf /"])
+      const tasksetScript = yield* analyse("taskset 0x1 bash -c 'rm -rf /'")
+      assert.include(tasksetScript.guesses, "rm -rf /")
+    }))
+
+  it.effect("a here-string or here-document fed to a shell is its script for sure; to one behind an unknown program, maybe", () =>
+    Effect.gen(function*() {
+      for (const line of ["sh <<< 'rm -rf /'", "bash <<EOF\nrm -rf /\nEOF"]) {
+        const sure = yield* analyse(line)
+        assert.include(sure.readings, "rm -rf /", line)
+        assert.deepStrictEqual(sure.guesses, [], line)
+      }
+      const guessed = yield* analyse("taskset 0x1 sh <<< 'rm -rf /'")
+      assert.include(guessed.guesses, "rm -rf /")
+    }))
+})
