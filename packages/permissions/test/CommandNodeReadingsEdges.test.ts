@@ -136,3 +136,26 @@ describe("what one command runs", () => {
       assert.include(guessed.guesses, "rm -rf /")
     }))
 })
+
+describe("known gaps (skipped until fixed: each line runs `rm -rf /` in bash, and today no reading has it)", () => {
+  // The grammar hangs the words after a redirection (`rm 2>/dev/null -rf /`) and everything after a
+  // redirection on a here-document's line (`cat <<EOF > f; rm`, `cat <<EOF 2>&1 | sh`) inside the
+  // redirection node; a here-document inside a group piped to a shell is not followed into the group.
+  it.effect.skip("words after a redirection, and commands after a here-document's redirection, are read", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "rm 2>/dev/null -rf /",
+          "sudo >/dev/null rm -rf /",
+          "cat <<EOF > /dev/null; rm -rf /\nx\nEOF",
+          "cat <<EOF x; rm -rf /\nx\nEOF",
+          "cat <<EOF 2>&1 | sh\nrm -rf /\nEOF",
+          "cat <<EOF >&2 | rm -rf /\nx\nEOF",
+          "{ cat <<EOF\nrm -rf /\nEOF\n} | sh",
+          "(cat <<EOF\nrm -rf /\nEOF\n) | sh"
+        ]
+      ) {
+        assert.include(yield* readings(line), "rm -rf /", line)
+      }
+    }))
+})
