@@ -53,6 +53,13 @@ export type { Analyse, Grammar, SyntaxNode, SyntaxTree } from "./BashSyntax.js"
  */
 export { preliminary } from "./CommandNodeReadings.js"
 /**
+ * The words the grammar hangs on a redirection that bash reads as the
+ * command's: see `CommandNodeReadings`.
+ *
+ * @since 0.4.0
+ */
+export { redirectWords } from "./CommandNodeReadings.js"
+/**
  * The readings gathered for one line: see `ReadingSet`.
  *
  * @since 0.3.0
