@@ -60,3 +60,17 @@ describe("a region read lexically", () => {
     assert.strictEqual(set.open, "it runs more commands than the engine follows")
   })
 })
+
+describe("the stages a region pipes into, read lexically", () => {
+  it("redirections are dropped and no operator; the stages end at the first operator that is no pipe", () => {
+    assert.deepStrictEqual(LexicalReadings.pipedStages(" 2>&1 | sh"), [["sh"]])
+    assert.deepStrictEqual(LexicalReadings.pipedStages(" >f | 2> /dev/null cat -n |& bash -x; ls | sh"), [
+      ["cat", "-n"],
+      ["bash", "-x"]
+    ])
+    assert.deepStrictEqual(LexicalReadings.pipedStages(" &>/dev/null | 2>&- sh"), [["sh"]])
+    assert.deepStrictEqual(LexicalReadings.pipedStages(" x && y | sh"), [])
+    assert.deepStrictEqual(LexicalReadings.pipedStages(" x & y | sh"), [])
+    assert.deepStrictEqual(LexicalReadings.pipedStages(" x || y | sh"), [])
+  })
+})

@@ -176,6 +176,36 @@ describe("words the grammar hangs on a redirection", () => {
     }))
 })
 
+describe("a here-document's start line", () => {
+  it.effect("the commands after a redirection or a word on it are read, as the grammar's error hides them", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "cat <<EOF > /dev/null; rm -rf /\nx\nEOF",
+          "cat <<EOF x; rm -rf /\nx\nEOF",
+          "cat <<EOF >&2 | rm -rf /\nx\nEOF",
+          "cat <<EOF 2>&1 | sh\nrm -rf /\nEOF",
+          "cat <<EOF | cat | sh\nrm -rf /\nEOF"
+        ]
+      ) {
+        const read = yield* analyse(line)
+        assert.include(read.readings, "rm -rf /", line)
+        assert.notInclude(read.guesses, "rm -rf /", line)
+      }
+      // The words before the operator are the here-document's command's.
+      assert.include(yield* readings("cat <<EOF x; rm -rf /\nx\nEOF"), "cat x")
+      assert.include(yield* readings("cat <<EOF > /dev/null rm -rf /\nx\nEOF"), "cat rm -rf /")
+    }))
+
+  it.effect("a body goes to the stages its line pipes into, not to a command after another operator", () =>
+    Effect.gen(function*() {
+      assert.include(yield* readings("cat <<EOF 2>/dev/null | X=1 bash -s\nrm -rf /\nEOF"), "rm -rf /")
+      assert.notInclude(yield* readings("cat <<EOF > f; sh\nrm -rf /\nEOF"), "rm -rf /")
+      // A file written from a here-document runs nothing in it.
+      assert.deepStrictEqual(yield* readings("cat <<EOF > file\ntext\nEOF"), ["cat"])
+    }))
+})
+
 describe("known gaps (skipped until fixed: each line runs `rm -rf /` in bash, and today no reading has it)", () => {
   // The grammar hangs the words after a redirection (`rm 2>/dev/null -rf /`) and everything after a
   // redirection on a here-document's line (`cat <<EOF > f; rm`, `cat <<EOF 2>&1 | sh`) inside the
@@ -184,10 +214,6 @@ describe("known gaps (skipped until fixed: each line runs `rm -rf /` in bash, an
     Effect.gen(function*() {
       for (
         const line of [
-          "cat <<EOF > /dev/null; rm -rf /\nx\nEOF",
-          "cat <<EOF x; rm -rf /\nx\nEOF",
-          "cat <<EOF 2>&1 | sh\nrm -rf /\nEOF",
-          "cat <<EOF >&2 | rm -rf /\nx\nEOF",
           "{ cat <<EOF\nrm -rf /\nEOF\n} | sh",
           "(cat <<EOF\nrm -rf /\nEOF\n) | sh"
         ]

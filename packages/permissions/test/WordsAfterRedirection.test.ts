@@ -44,7 +44,17 @@ const hidden: ReadonlyArray<readonly [string, Outcome, Outcome, Outcome]> = [
   ["sudo 2>&- rm -rf /", "deny:rule", "ask", "ask"],
   // The grammar hangs `>/dev/null rm -rf /` on the pipeline or list; bash on its last command.
   ["echo ok | sudo >/dev/null rm -rf /", "deny:rule", "ask", "ask"],
-  ["echo ok && sudo >/dev/null rm -rf /", "deny:rule", "ask", "ask"]
+  ["echo ok && sudo >/dev/null rm -rf /", "deny:rule", "ask", "ask"],
+  // A command after a redirection or a word on a here-document's start line.
+  ["cat <<EOF > /dev/null; rm -rf /\nx\nEOF", "deny:rule", "ask", "ask"],
+  ["cat <<EOF 2>/dev/null > /dev/null; rm -rf /\nx\nEOF", "deny:rule", "ask", "ask"],
+  ["cat <<EOF x; rm -rf /\nx\nEOF", "deny:rule", "ask", "ask"],
+  ["cat <<EOF >&2 | rm -rf /\nx\nEOF", "deny:rule", "ask", "ask"],
+  // A shell after a redirection on that line reads the body.
+  ["cat <<EOF 2>&1 | sh\nrm -rf /\nEOF", "deny:rule", "ask", "ask"],
+  ["cat <<EOF 2>/dev/null | bash -s\nrm -rf /\nEOF", "deny:rule", "ask", "ask"],
+  // The grammar nests one pipeline per operator in the here-document's redirection.
+  ["cat <<EOF | cat | sh\nrm -rf /\nEOF", "deny:rule", "ask", "ask"]
 ]
 
 describe("words and commands the grammar hangs on a redirection", () => {
