@@ -151,8 +151,11 @@ export const wordNodes = (command: BashSyntax.SyntaxNode): ReadonlyArray<BashSyn
 }
 
 /**
- * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`: what one stage
- * prints, a shell reading its input in the next stage runs.
+ * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`,
+ * `{ cat <<EOF … } | sh`, `echo … | cat | sh`: what an earlier stage prints,
+ * a shell reading its input in a later stage runs. A stage prints what any
+ * command in it prints (a group or subshell is walked whole), and passes on
+ * what it reads when a command in it does (`cat` with no file, `tee`).
  */
 export const pipedScripts = (
   analyse: BashSyntax.Analyse,
@@ -162,34 +165,67 @@ export const pipedScripts = (
   depth: number
 ): void => {
   const stages = pipeline.namedChildren
-  for (let i = 1; i < stages.length; i++) {
-    const readerWords = commandWords(stages[i]!, env)
-    const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
-    if (reader === undefined || !reader.mayReadStdinScript) continue
-    const guess = !reader.readsStdinScript
-    const writer = stages[i - 1]!
-    const words = commandWords(writer, env)
-    if (words !== undefined && (words[0] === "echo" || words[0] === "printf")) {
-      EmbeddedScripts.scriptReadings(
-        analyse,
-        words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "),
-        readings,
-        depth,
-        guess
-      )
+  const printed: Array<Printed> = []
+  for (let i = 0; i < stages.length; i++) {
+    if (i > 0) {
+      const readerWords = commandWords(stages[i]!, env)
+      const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
+      if (reader !== undefined && reader.mayReadStdinScript) {
+        const guess = !reader.readsStdinScript
+        for (let j = i - 1; j >= 0; j--) {
+          for (const script of printed[j]!.scripts) {
+            EmbeddedScripts.scriptReadings(analyse, script, readings, depth, guess)
+          }
+          if (!printed[j]!.passes) break
+        }
+      }
     }
-    const body = writer.type === "redirected_statement"
-      ? writer.children.find((c) => c.type === "heredoc_redirect")?.children.find((c) => c.type === "heredoc_body")
-      : undefined
-    if (body !== undefined) EmbeddedScripts.scriptReadings(analyse, body.text, readings, depth, guess)
-    const herestring = (writer.type === "command" ? writer : writer.namedChildren[0])?.children.find((c) =>
-      c.type === "herestring_redirect"
-    )
-    const value = herestring?.namedChildren.at(-1)
-    if (value !== undefined && words?.[0] === "cat") {
-      EmbeddedScripts.scriptReadings(analyse, WordFields.fieldsOf(value, env).join(" "), readings, depth, guess)
-    }
+    printed.push(printedBy(stages[i]!, env, readings))
   }
+}
+
+interface Printed {
+  /** The scripts the stage's commands print, as far as the line tells. */
+  readonly scripts: ReadonlyArray<string>
+  /** Whether it prints what it reads: what an earlier stage printed reaches the next one. */
+  readonly passes: boolean
+}
+
+/** A stage's nodes are walked this far for what it prints; past it the line is open. */
+const maxPrintingNodes = 4_096
+
+const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: ReadingSet.Readings): Printed => {
+  const scripts: Array<string> = []
+  let passes = false
+  let budget = maxPrintingNodes
+  const stack = [stage]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (--budget < 0) {
+      readings.open ??= "it pipes more into a shell than the engine follows"
+      break
+    }
+    if (node.type === "heredoc_body") scripts.push(node.text)
+    if (node.type === "command") {
+      const words = wordNodes(node).flatMap((word) => WordFields.fieldsOf(word, env))
+      const name = words[0]
+      if (name === "echo" || name === "printf") {
+        scripts.push(words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "))
+      }
+      if (name === "cat" || name === "tee") {
+        for (const child of node.children) {
+          const value = child.type === "herestring_redirect" ? child.namedChildren.at(-1) : undefined
+          if (value !== undefined) scripts.push(WordFields.fieldsOf(value, env).join(" "))
+        }
+        // `cat` with no file (or `-`) prints what it reads; `tee` always does.
+        const files = words.slice(1).filter((w) => w === "-" || !w.startsWith("-"))
+        if (name === "tee" || files.length === 0 || files.includes("-")) passes = true
+      }
+    }
+    const children = node.children
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
+  }
+  return { scripts, passes }
 }
 
 /** The words of a stage's command, as far as the line tells. */

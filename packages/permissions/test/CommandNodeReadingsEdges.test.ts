@@ -206,19 +206,40 @@ describe("a here-document's start line", () => {
     }))
 })
 
-describe("known gaps (skipped until fixed: each line runs `rm -rf /` in bash, and today no reading has it)", () => {
-  // The grammar hangs the words after a redirection (`rm 2>/dev/null -rf /`) and everything after a
-  // redirection on a here-document's line (`cat <<EOF > f; rm`, `cat <<EOF 2>&1 | sh`) inside the
-  // redirection node; a here-document inside a group piped to a shell is not followed into the group.
-  it.effect.skip("words after a redirection, and commands after a here-document's redirection, are read", () =>
+describe("what an earlier stage prints into a shell", () => {
+  it.effect("a here-document, here-string, echo or printf anywhere in a group or subshell is the shell's script", () =>
     Effect.gen(function*() {
       for (
         const line of [
           "{ cat <<EOF\nrm -rf /\nEOF\n} | sh",
-          "(cat <<EOF\nrm -rf /\nEOF\n) | sh"
+          "(cat <<EOF\nrm -rf /\nEOF\n) | sh",
+          "{ echo ok; echo 'rm -rf /'; } | sh",
+          "(cd /tmp && printf 'rm -rf /') | bash",
+          "{ cat <<< 'rm -rf /'; } | sh"
+        ]
+      ) {
+        const read = yield* analyse(line)
+        assert.include(read.readings, "rm -rf /", line)
+        assert.notInclude(read.guesses, "rm -rf /", line)
+      }
+    }))
+
+  it.effect("cat with no file and tee pass on what they read; cat with a file does not", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "echo 'rm -rf /' | cat | sh",
+          "echo 'rm -rf /' | cat - | sh",
+          "echo 'rm -rf /' | tee /dev/null | sh",
+          "echo 'rm -rf /' | { cat; } | sh",
+          "cat <<EOF | cat | sh\nrm -rf /\nEOF"
         ]
       ) {
         assert.include(yield* readings(line), "rm -rf /", line)
       }
+      assert.notInclude(yield* readings("echo 'rm -rf /' | cat notes | sh"), "rm -rf /")
+      assert.notInclude(yield* readings("echo 'rm -rf /' | wc -l | sh"), "rm -rf /")
+      // Behind an unknown program the shell only maybe reads it.
+      assert.include((yield* analyse("echo 'rm -rf /' | cat | taskset 0x1 sh")).guesses, "rm -rf /")
     }))
 })

@@ -54,7 +54,18 @@ const hidden: ReadonlyArray<readonly [string, Outcome, Outcome, Outcome]> = [
   ["cat <<EOF 2>&1 | sh\nrm -rf /\nEOF", "deny:rule", "ask", "ask"],
   ["cat <<EOF 2>/dev/null | bash -s\nrm -rf /\nEOF", "deny:rule", "ask", "ask"],
   // The grammar nests one pipeline per operator in the here-document's redirection.
-  ["cat <<EOF | cat | sh\nrm -rf /\nEOF", "deny:rule", "ask", "ask"]
+  ["cat <<EOF | cat | sh\nrm -rf /\nEOF", "deny:rule", "ask", "ask"],
+  // What any earlier stage prints: a here-document in a group or subshell, a script passed on by cat or tee.
+  ["{ cat <<EOF\nrm -rf /\nEOF\n} | sh", "deny:rule", "ask", "ask"],
+  ["(cat <<EOF\nrm -rf /\nEOF\n) | sh", "deny:rule", "ask", "ask"],
+  ["{ echo ok; echo 'rm -rf /'; } | sh", "deny:rule", "ask", "ask"],
+  ["(cd /tmp && printf 'rm -rf /') | bash", "deny:rule", "ask", "ask"],
+  ["{ cat <<< 'rm -rf /'; } | sh", "deny:rule", "ask", "ask"],
+  ["echo 'rm -rf /' | cat | sh", "deny:rule", "ask", "ask"],
+  ["echo 'rm -rf /' | cat - | sh", "deny:rule", "ask", "ask"],
+  ["echo 'rm -rf /' | tee /dev/null | sh", "deny:rule", "ask", "ask"],
+  ["echo 'rm -rf /' | { cat; } | sh", "deny:rule", "ask", "ask"],
+  ["cat <<< 'rm -rf /' | tee log | bash", "deny:rule", "ask", "ask"]
 ]
 
 describe("words and commands the grammar hangs on a redirection", () => {
