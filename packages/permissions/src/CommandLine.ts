@@ -276,7 +276,8 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
   }
   // Read again as bash would where the grammar differs: CR is a word
   // character to bash and a blank to the grammar; bash joins
-  // backslash-newlines before it reads a word.
+  // backslash-newlines before it reads a word; the grammar loses the words
+  // after a descriptor closed (`2>&-`).
   for (const variant of bashVariants(source)) {
     const again = parser.parse(variant)
     if (again === null) continue
@@ -335,6 +336,8 @@ const sourceDoubt = (source: string): string | undefined => {
   return undefined
 }
 
+const closed = /([<>])&-/g
+
 const bashVariants = (source: string): ReadonlyArray<string> => {
   const variants = new Set<string>()
   if (source.includes("\r")) variants.add(source.replace(/\r/g, "\u0001"))
@@ -342,6 +345,9 @@ const bashVariants = (source: string): ReadonlyArray<string> => {
   if (source.includes("\r") && source.includes("\\\n")) {
     variants.add(source.replace(/\\\n/g, "").replace(/\r/g, "\u0001"))
   }
+  // The grammar takes the word after `>&-` (a descriptor closed) for an error or for its destination,
+  // and loses the words after it (`sudo 2>&- rm -rf /`); as a duplication (`2>&0`) it reads them.
+  if (/[<>]&-/.test(source)) variants.add(source.replace(closed, "$1&0"))
   variants.delete(source)
   return [...variants]
 }

@@ -35,9 +35,127 @@ const readsOnly = new Set(["ls", "cat", "head", "tail", "wc", "grep", "stat", "d
 
 export const redirectTypes = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"])
 
+/** The nodes the grammar reads as one word of a command. */
+const wordTypes = new Set([
+  "word",
+  "number",
+  "string",
+  "raw_string",
+  "ansi_c_string",
+  "translated_string",
+  "concatenation",
+  "simple_expansion",
+  "expansion",
+  "command_substitution",
+  "process_substitution",
+  "arithmetic_expansion",
+  "brace_expression"
+])
+
+/** Operators that close a descriptor: no destination follows them. */
+const closing = new Set([">&-", "<&-"])
+
 /**
- * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`: what one stage
- * prints, a shell reading its input in the next stage runs.
+ * The words the grammar hangs on a redirection that bash reads as the
+ * command's own. tree-sitter-bash takes every word after a redirection's
+ * destination as more of the redirection (`sudo >/dev/null rm -rf /` is
+ * `sudo` and a redirection of four words; `cat <<EOF x y` a here-document
+ * with two words after its delimiter), where bash takes the destination
+ * alone and the rest as arguments: `sudo rm -rf /`. They end where the
+ * grammar met an operator or a parse error (`cat <<EOF > f; rm`): what
+ * follows is another command, read with the rest of the line
+ * (`CommandReadings`).
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const redirectWords = (redirect: BashSyntax.SyntaxNode): ReadonlyArray<BashSyntax.SyntaxNode> => {
+  const out: Array<BashSyntax.SyntaxNode> = []
+  addRedirectWords(redirect, out)
+  return out
+}
+
+/** Adds a redirection's words to `out`; false where an operator or a parse error ended them. */
+const addRedirectWords = (redirect: BashSyntax.SyntaxNode, out: Array<BashSyntax.SyntaxNode>): boolean => {
+  if (redirect.type === "file_redirect") {
+    let operator: string | undefined
+    let destination = false
+    for (const child of redirect.children) {
+      if (operator === undefined) {
+        if (!child.isNamed) {
+          operator = child.type
+          destination = closing.has(operator)
+        }
+        continue
+      }
+      if (!wordTypes.has(child.type)) return false
+      if (destination) out.push(child)
+      destination = true
+    }
+    return true
+  }
+  if (redirect.type === "heredoc_redirect") {
+    let started = false
+    for (const child of redirect.children) {
+      if (!started) {
+        started = child.type === "heredoc_start"
+        continue
+      }
+      if (child.type === "heredoc_body" || child.type === "heredoc_end") return true
+      if (child.type === "file_redirect") {
+        if (!addRedirectWords(child, out)) return false
+      } else if (wordTypes.has(child.type)) out.push(child)
+      else return false
+    }
+  }
+  return true
+}
+
+/**
+ * The words the grammar hangs on the redirections after a command that bash
+ * reads as that command's: on its own redirected statement, and on a list
+ * or pipeline it ends (`a | b >f x` is `b x` to bash; the grammar hangs
+ * `>f x` on the whole pipeline).
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const trailingWords = (command: BashSyntax.SyntaxNode): ReadonlyArray<BashSyntax.SyntaxNode> => {
+  const out: Array<BashSyntax.SyntaxNode> = []
+  let node = command
+  for (let parent = node.parent; parent !== null; node = parent, parent = node.parent) {
+    const named = parent.namedChildren
+    if (parent.type === "redirected_statement") {
+      if (named[0]?.id !== node.id) break
+      for (const redirect of named.slice(1)) {
+        if (!addRedirectWords(redirect, out)) break
+      }
+    } else if (parent.type !== "list" && parent.type !== "pipeline") break
+    else if (named.at(-1)?.id !== node.id) break
+  }
+  return out
+}
+
+/** A command's words as nodes, in bash's order: those the grammar hangs on its redirections included. */
+export const wordNodes = (command: BashSyntax.SyntaxNode): ReadonlyArray<BashSyntax.SyntaxNode> => {
+  const out: Array<BashSyntax.SyntaxNode> = []
+  for (const child of command.children) {
+    if (child.type === "variable_assignment" || child.type === "herestring_redirect") continue
+    if (redirectTypes.has(child.type)) out.push(...redirectWords(child))
+    else if (child.type === "command_name") {
+      if (child.firstChild !== null) out.push(child.firstChild)
+    } else out.push(child)
+  }
+  out.push(...trailingWords(command))
+  return out
+}
+
+/**
+ * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`,
+ * `{ cat <<EOF … } | sh`, `echo … | cat | sh`: what an earlier stage prints,
+ * a shell reading its input in a later stage runs. A stage prints what any
+ * command in it prints (a group or subshell is walked whole), and passes on
+ * what it reads when a command in it does (`cat` with no file, `tee`).
  */
 export const pipedScripts = (
   analyse: BashSyntax.Analyse,
@@ -47,47 +165,74 @@ export const pipedScripts = (
   depth: number
 ): void => {
   const stages = pipeline.namedChildren
-  for (let i = 1; i < stages.length; i++) {
-    const readerWords = commandWords(stages[i]!, env)
-    const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
-    if (reader === undefined || !reader.mayReadStdinScript) continue
-    const guess = !reader.readsStdinScript
-    const writer = stages[i - 1]!
-    const words = commandWords(writer, env)
-    if (words !== undefined && (words[0] === "echo" || words[0] === "printf")) {
-      EmbeddedScripts.scriptReadings(
-        analyse,
-        words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "),
-        readings,
-        depth,
-        guess
-      )
+  const printed: Array<Printed> = []
+  for (let i = 0; i < stages.length; i++) {
+    if (i > 0) {
+      const readerWords = commandWords(stages[i]!, env)
+      const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
+      if (reader !== undefined && reader.mayReadStdinScript) {
+        const guess = !reader.readsStdinScript
+        for (let j = i - 1; j >= 0; j--) {
+          for (const script of printed[j]!.scripts) {
+            EmbeddedScripts.scriptReadings(analyse, script, readings, depth, guess)
+          }
+          if (!printed[j]!.passes) break
+        }
+      }
     }
-    const body = writer.type === "redirected_statement"
-      ? writer.children.find((c) => c.type === "heredoc_redirect")?.children.find((c) => c.type === "heredoc_body")
-      : undefined
-    if (body !== undefined) EmbeddedScripts.scriptReadings(analyse, body.text, readings, depth, guess)
-    const herestring = (writer.type === "command" ? writer : writer.namedChildren[0])?.children.find((c) =>
-      c.type === "herestring_redirect"
-    )
-    const value = herestring?.namedChildren.at(-1)
-    if (value !== undefined && words?.[0] === "cat") {
-      EmbeddedScripts.scriptReadings(analyse, WordFields.fieldsOf(value, env).join(" "), readings, depth, guess)
-    }
+    printed.push(printedBy(stages[i]!, env, readings))
   }
+}
+
+interface Printed {
+  /** The scripts the stage's commands print, as far as the line tells. */
+  readonly scripts: ReadonlyArray<string>
+  /** Whether it prints what it reads: what an earlier stage printed reaches the next one. */
+  readonly passes: boolean
+}
+
+/** A stage's nodes are walked this far for what it prints; past it the line is open. */
+const maxPrintingNodes = 4_096
+
+const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: ReadingSet.Readings): Printed => {
+  const scripts: Array<string> = []
+  let passes = false
+  let budget = maxPrintingNodes
+  const stack = [stage]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (--budget < 0) {
+      readings.open ??= "it pipes more into a shell than the engine follows"
+      break
+    }
+    if (node.type === "heredoc_body") scripts.push(node.text)
+    if (node.type === "command") {
+      const words = wordNodes(node).flatMap((word) => WordFields.fieldsOf(word, env))
+      const name = words[0]
+      if (name === "echo" || name === "printf") {
+        scripts.push(words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "))
+      }
+      if (name === "cat" || name === "tee") {
+        for (const child of node.children) {
+          const value = child.type === "herestring_redirect" ? child.namedChildren.at(-1) : undefined
+          if (value !== undefined) scripts.push(WordFields.fieldsOf(value, env).join(" "))
+        }
+        // `cat` with no file (or `-`) prints what it reads; `tee` always does.
+        const files = words.slice(1).filter((w) => w === "-" || !w.startsWith("-"))
+        if (name === "tee" || files.length === 0 || files.includes("-")) passes = true
+      }
+    }
+    const children = node.children
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
+  }
+  return { scripts, passes }
 }
 
 /** The words of a stage's command, as far as the line tells. */
 export const commandWords = (stage: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> | undefined => {
   const command = stage.type === "command" ? stage : stage.namedChildren.find((c) => c.type === "command")
   if (command === undefined) return undefined
-  const words: Array<string> = []
-  for (const child of command.children) {
-    if (child.type === "variable_assignment" || redirectTypes.has(child.type)) continue
-    const target = child.type === "command_name" ? child.firstChild : child
-    if (target !== null) words.push(...WordFields.fieldsOf(target, env))
-  }
-  return words
+  return wordNodes(command).flatMap((node) => WordFields.fieldsOf(node, env))
 }
 
 export const commandReadings = (
@@ -97,18 +242,12 @@ export const commandReadings = (
   readings: ReadingSet.Readings,
   depth: number
 ): void => {
-  const words: Array<string> = []
+  const words = wordNodes(node).flatMap((word) => WordFields.fieldsOf(word, env))
   const stdin: Array<string> = []
   for (const child of node.children) {
-    if (child.type === "variable_assignment") continue
-    if (child.type === "herestring_redirect") {
-      const value = child.namedChildren.at(-1)
-      if (value !== undefined) stdin.push(WordFields.fieldsOf(value, env).join(" "))
-      continue
-    }
-    if (redirectTypes.has(child.type)) continue
-    const target = child.type === "command_name" ? child.firstChild : child
-    if (target !== null) words.push(...WordFields.fieldsOf(target, env))
+    if (child.type !== "herestring_redirect") continue
+    const value = child.namedChildren.at(-1)
+    if (value !== undefined) stdin.push(WordFields.fieldsOf(value, env).join(" "))
   }
   // A here-document belongs to the statement around the command.
   const parent = node.parent

@@ -53,6 +53,13 @@ export type { Analyse, Grammar, SyntaxNode, SyntaxTree } from "./BashSyntax.js"
  */
 export { preliminary } from "./CommandNodeReadings.js"
 /**
+ * The words the grammar hangs on a redirection that bash reads as the
+ * command's: see `CommandNodeReadings`.
+ *
+ * @since 0.4.0
+ */
+export { redirectWords } from "./CommandNodeReadings.js"
+/**
  * The readings gathered for one line: see `ReadingSet`.
  *
  * @since 0.3.0
@@ -217,23 +224,41 @@ export const collectReadings = (
           LexicalReadings.lexicalReadings(line, readings)
           EmbeddedScripts.scriptReadings(analyse, line.replace(/^[;&|]+/, ""), readings, depth)
         }
-        // `cat <<EOF | sh`: the grammar hangs the pipeline on the redirection; a shell in it reads the body.
-        const piped = node.children.find((c) => c.type === "pipeline")
         const body = node.children.find((c) => c.type === "heredoc_body")
-        if (piped !== undefined && body !== undefined) {
-          const readers = piped.namedChildren.flatMap((stage) => {
-            const words = CommandNodeReadings.commandWords(stage, env)
-            return words === undefined ? [] : [Wrappers.unwrap(CommandNodeReadings.preliminary(words))]
-          })
-          if (readers.some((reader) => reader.mayReadStdinScript)) {
-            EmbeddedScripts.scriptReadings(
-              analyse,
-              body.text,
-              readings,
-              depth,
-              !readers.some((reader) => reader.readsStdinScript)
-            )
+        const readers: Array<Wrappers.Unwrapped> = []
+        // `cat <<EOF > f; rm x`, `cat <<EOF x; rm x`, `cat <<EOF 2>&1 | sh`: after a redirection or a
+        // word on the start line the grammar takes the operator for a parse error and what follows
+        // for more words of the redirection. Bash reads commands there: the rest of the line is read
+        // lexically and again as the command it continues, and the stages it pipes into are readers.
+        if (start !== undefined && cut < 0 && startLineBroken(node)) {
+          const rest = node.text.slice(start.endIndex - node.startIndex).split("\n")[0]!
+          LexicalReadings.lexicalReadings(rest, readings)
+          const statement = node.parent
+          const before = statement?.type === "redirected_statement"
+            ? statement.text.slice(0, node.startIndex - statement.startIndex)
+            : ""
+          EmbeddedScripts.scriptReadings(analyse, before + rest, readings, depth)
+          for (const words of LexicalReadings.pipedStages(rest)) {
+            readers.push(Wrappers.unwrap(CommandNodeReadings.preliminary(words)))
           }
+        }
+        // `cat <<EOF | sh`, `cat <<EOF | cat | sh`: the grammar hangs the pipeline on the redirection,
+        // nested one pipeline per operator; a shell in it reads the body.
+        const piped = node.children.find((c) => c.type === "pipeline")
+        if (piped !== undefined) {
+          for (const stage of pipelineStages(piped)) {
+            const words = CommandNodeReadings.commandWords(stage, env)
+            if (words !== undefined) readers.push(Wrappers.unwrap(CommandNodeReadings.preliminary(words)))
+          }
+        }
+        if (body !== undefined && readers.some((reader) => reader.mayReadStdinScript)) {
+          EmbeddedScripts.scriptReadings(
+            analyse,
+            body.text,
+            readings,
+            depth,
+            !readers.some((reader) => reader.readsStdinScript)
+          )
         }
         break
       }
@@ -271,4 +296,17 @@ export const collectReadings = (
 }
 
 const maxNesting = 200
+
+/** Whether the grammar met a parse error on a here-document's start line, after its delimiter. */
+const startLineBroken = (heredoc: BashSyntax.SyntaxNode): boolean => {
+  for (const child of heredoc.children) {
+    if (child.type === "heredoc_body") return false
+    if (child.type === "ERROR" || child.hasError) return true
+  }
+  return false
+}
+
+/** The stages of a pipeline, the grammar's nested pipelines flattened. */
+const pipelineStages = (pipeline: BashSyntax.SyntaxNode): ReadonlyArray<BashSyntax.SyntaxNode> =>
+  pipeline.namedChildren.flatMap((stage) => stage.type === "pipeline" ? pipelineStages(stage) : [stage])
 const maxValue = 4_096

@@ -40,3 +40,39 @@ export const lexicalReadings = (text: string, readings: ReadingSet.Readings): vo
     readings.add(WordFields.braceExpand(match[0]))
   }
 }
+
+/** A word that is a redirection (`2>&1`, `>f`, `<in`); one that is the operator alone (but `>&-`) takes the next word. */
+const redirection = /^[0-9]*(?:&>>?|[<>]+[&|]?-?)/
+
+/**
+ * The words of each stage that the start of a region pipes into, read
+ * lexically: ` 2>&1 | sh` has one, `sh`; ` >f | cat | bash -x; ls` two.
+ * Redirections are dropped (`2>&1` is no operator), and the stages end at
+ * the first operator that is not a pipe. Crude as the readings above: it
+ * only finds the readers of a here-document whose line the grammar could
+ * not parse.
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const pipedStages = (text: string): ReadonlyArray<ReadonlyArray<string>> => {
+  // `&` in `2>&1` and `&>f` is part of a redirection, not an operator.
+  const parts = text.split(/(\|\||&&|\|&?|[;\n()`{}]|(?<![<>])&(?!>))/)
+  const stages: Array<ReadonlyArray<string>> = []
+  for (let i = 1; i + 1 < parts.length; i += 2) {
+    if (parts[i] !== "|" && parts[i] !== "|&") break
+    const words: Array<string> = []
+    let skip = false
+    for (const word of parts[i + 1]!.replace(/["']/g, "").split(/[ \t]+/)) {
+      if (word === "" || skip) {
+        if (word !== "") skip = false
+        continue
+      }
+      const operator = redirection.exec(word)
+      if (operator === null) words.push(word)
+      else skip = operator[0].length === word.length && !word.endsWith("-")
+    }
+    if (words.length > 0) stages.push(words)
+  }
+  return stages
+}

@@ -292,6 +292,19 @@ const plainCommand = (
   const words: Array<string> = []
   const inputs: Array<SyntaxNode> = []
   let globs = false
+  const addWord = (target: SyntaxNode): string | undefined => {
+    const fields = literalFields(target, scope)
+    if (fields !== undefined) {
+      words.push(...fields)
+      return undefined
+    }
+    if (target.type === "word" && words.length > 0 && globWord.test(target.text)) {
+      words.push(target.text)
+      globs = true
+      return undefined
+    }
+    return wordProblem(target)
+  }
   for (const child of node.children) {
     if (child.type === "variable_assignment" && words.length === 0) {
       const name = child.childForFieldName("name")?.text ?? ""
@@ -317,17 +330,16 @@ const plainCommand = (
       words.push(name)
       continue
     }
-    const fields = literalFields(target, scope)
-    if (fields !== undefined) {
-      words.push(...fields)
-      continue
+    const problem = addWord(target)
+    if (problem !== undefined) return problem
+  }
+  // `sudo >/dev/null rm -rf /` is `sudo rm -rf /`: the grammar hangs the words after a
+  // redirection's destination on the redirection.
+  for (const redirect of redirects) {
+    for (const target of CommandReadings.redirectWords(redirect)) {
+      const problem = words.length === 0 ? "its command name is not a plain word" : addWord(target)
+      if (problem !== undefined) return problem
     }
-    if (target.type === "word" && words.length > 0 && globWord.test(target.text)) {
-      words.push(target.text)
-      globs = true
-      continue
-    }
-    return wordProblem(target)
   }
   if (words.length === 0) return "it names no command"
   if (scope.repeats && words.some((word) => changesDirectory.has(word))) {
