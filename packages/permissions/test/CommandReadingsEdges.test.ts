@@ -7,11 +7,28 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Approver from "../src/Approver.js"
 import * as CommandLine from "../src/CommandLine.js"
+import type * as Mode from "../src/Mode.js"
+import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { bash } from "./SampleTools.js"
 
 const analysis = (line: string) => Effect.map(CommandLine.make, (service) => service.analyse(line))
 
 const readings = (line: string) => Effect.map(analysis(line), (a) => a.readings.map((words) => words.join(" ")))
+
+const command = (line: string) => ({
+  callId: "c1",
+  tool: bash,
+  input: { command: line },
+  subject: { _tag: "Command", command: line } as const
+})
+
+const outcome = (line: string, mode: Mode.Mode, deny: ReadonlyArray<string> = ["Bash(rm:*)"]) =>
+  Effect.gen(function*() {
+    const subject = yield* engineWith({ allow: ["Bash(ls:*)"], deny, mode }, () => Approver.deny("no"))
+    return yield* outcomeOf(subject, command(line))
+  })
 
 describe("a line nested deeper than the walk follows", () => {
   // 210 subshells: past the walk's nesting bound of 200.
@@ -37,5 +54,32 @@ describe("a here-document bash ends before the grammar does", () => {
     Effect.gen(function*() {
       assert.include(yield* readings("cat <<$'EOF'\nbody\nEOF\n$'\\x72m' -rf /\n$'EOF'"), "rm -rf /")
       assert.include(yield* readings("cat <<$'EOF'\nbody\nEOF\nX=rm; $X -rf /\n$'EOF'"), "rm -rf /")
+    }))
+})
+
+describe("a line that starts with a backslash", () => {
+  // FOUND: the grammar glued `\rm -rf /` to the line before as more words of
+  // `ls`, so `ls\n\rm -rf /` was allowed in bypassPermissions over `Bash(rm:*)`.
+  const lines = ["ls\n\\rm -rf /", "ls x # note\n\\rm -rf /", "X=1\n\\rm -rf /", "ls\r\n\\rm -rf /"]
+
+  it.effect("is a command of its own, as bash runs it", () =>
+    Effect.gen(function*() {
+      for (const line of lines) assert.include(yield* readings(line), "rm -rf /", JSON.stringify(line))
+    }))
+
+  it.effect("a deny rule denies it in every mode, and the destructive check asks where no rule names it", () =>
+    Effect.gen(function*() {
+      for (const line of lines) {
+        assert.strictEqual(yield* outcome(line, "bypassPermissions"), "deny:rule", JSON.stringify(line))
+        assert.strictEqual(yield* outcome(line, "default"), "deny:rule", JSON.stringify(line))
+      }
+      assert.strictEqual(yield* outcome("ls\n\\rm -rf /", "bypassPermissions", []), "ask")
+    }))
+
+  it.effect("a backslash-newline before it still joins the lines, as bash does: the word after it is no command", () =>
+    Effect.gen(function*() {
+      const got = yield* readings("ls \\\n\\rm x")
+      assert.include(got, "ls rm x")
+      assert.notInclude(got, "rm x")
     }))
 })
