@@ -83,3 +83,43 @@ describe("a line that starts with a backslash", () => {
       assert.notInclude(got, "rm x")
     }))
 })
+
+describe("assignments that may not be in force", () => {
+  it.effect("an `export` or `readonly` in a subshell, or behind `&&`, leaves the reading with the variable unset too", () =>
+    Effect.gen(function*() {
+      for (
+        const line of [
+          "(export X=echo); $X rm -rf /",
+          "(readonly X=echo); $X rm -rf /",
+          "true && export X=echo; $X rm -rf /"
+        ]
+      ) {
+        const got = yield* readings(line)
+        assert.include(got, "echo rm -rf /", line)
+        assert.include(got, " rm -rf /", line)
+      }
+    }))
+
+  it.effect("bash runs one of the two readings: the line is not open, so a deny rule for another command does not apply", () =>
+    Effect.gen(function*() {
+      const result = yield* analysis("(X=echo); $X ls")
+      const got = result.readings.map((words) => words.join(" "))
+      assert.include(got, "echo ls")
+      assert.include(got, " ls")
+      assert.isUndefined(result.open)
+    }))
+
+  it.effect("an IFS assignment that may not be in force leaves the other reading with the line's variables known", () =>
+    Effect.gen(function*() {
+      assert.include(yield* readings("(IFS=:); X=rm; $X -rf /"), "rm -rf /")
+    }))
+
+  it.effect("a default given to IFS (`${IFS:-x}`) does not make the line's variables unknown", () =>
+    Effect.gen(function*() {
+      for (const line of ["X=ls; $X ${IFS:-x}", "X=ls; $X ${IFS-}"]) {
+        const result = yield* analysis(line)
+        assert.isUndefined(result.open, line)
+        assert.deepStrictEqual(result.readings.map((words) => words[0]), ["ls"], line)
+      }
+    }))
+})
