@@ -55,6 +55,13 @@ describe("a here-document bash ends before the grammar does", () => {
       assert.include(yield* readings("cat <<$'EOF'\nbody\nEOF\n$'\\x72m' -rf /\n$'EOF'"), "rm -rf /")
       assert.include(yield* readings("cat <<$'EOF'\nbody\nEOF\nX=rm; $X -rf /\n$'EOF'"), "rm -rf /")
     }))
+  it.effect("however the ANSI-C delimiter is written: with or without `-`, with or without blanks before it", () =>
+    Effect.gen(function*() {
+      for (const start of ["<<$'EOF'", "<< $'EOF'", "<<-$'EOF'", "<<- $'EOF'", "<<-\t$'EOF'"]) {
+        const line = `cat ${start}\nbody\nEOF\nrm -rf /\n$'EOF'`
+        assert.include(yield* readings(line), "rm -rf /", JSON.stringify(line))
+      }
+    }))
 })
 
 describe("a line that starts with a backslash", () => {
