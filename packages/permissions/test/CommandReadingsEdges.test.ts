@@ -130,3 +130,14 @@ describe("assignments that may not be in force", () => {
       }
     }))
 })
+
+describe("backquotes within backquotes", () => {
+  // Bash removes the escapes of a backquoted body and reads it again: the inner
+  // `\`rm -rf /\`` runs, and what it prints is run with `x`.
+  const line = "echo `\\`rm -rf /\\` x`"
+
+  it.effect("the inner command is read as bash runs it, not with the outer closing backquote glued on", () =>
+    Effect.gen(function*() {
+      assert.include(yield* readings(line), "rm -rf /")
+    }))
+})
