@@ -141,3 +141,29 @@ describe("backquotes within backquotes", () => {
       assert.include(yield* readings(line), "rm -rf /")
     }))
 })
+
+describe("the rest of a here-document's first line, which the grammar takes into the delimiter", () => {
+  // `cat <<EOF;X=rm;…`: bash ends the delimiter at the operator and runs the rest;
+  // the grammar reads `EOF;X=rm;…` as the delimiter.
+  it.effect("is read as the script bash runs after the operator, its assignments in force", () =>
+    Effect.gen(function*() {
+      for (const operator of [";", "&&", ">x;"]) {
+        const rest = "X=rm;$X${IFS}-rf${IFS}/"
+        const line = `cat <<EOF${operator}${rest}\nbody\nEOF${operator}${rest}`
+        assert.include(yield* readings(line), "rm -rf /", JSON.stringify(line))
+      }
+    }))
+
+  it.effect("a here-document adds no reading of its own: its delimiter and body are no commands", () =>
+    Effect.gen(function*() {
+      const table: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+        ["cat <<EOF\nhello\nEOF", ["cat"]],
+        ["cat <<EOF > out\nhello\nEOF", ["cat"]],
+        ["cat <<EOF;ls\nbody\nEOF;ls", ["cat", "ls"]],
+        ["cat <<EOF&&ls\nbody\nEOF&&ls", ["cat", "ls"]]
+      ]
+      for (const [line, expected] of table) {
+        assert.deepStrictEqual(yield* readings(line), expected, JSON.stringify(line))
+      }
+    }))
+})
