@@ -221,7 +221,7 @@ export const collectReadings = (
         const piped = node.children.find((c) => c.type === "pipeline")
         const body = node.children.find((c) => c.type === "heredoc_body")
         if (piped !== undefined && body !== undefined) {
-          const readers = piped.namedChildren.flatMap((stage) => {
+          const readers = stagesOf(piped).flatMap((stage) => {
             const words = CommandNodeReadings.commandWords(stage, env)
             return words === undefined ? [] : [Wrappers.unwrap(CommandNodeReadings.preliminary(words))]
           })
@@ -272,3 +272,19 @@ export const collectReadings = (
 
 const maxNesting = 200
 const maxValue = 4_096
+
+/**
+ * The commands of a pipeline, in order: the grammar nests one hung on a
+ * here-document (`cat <<EOF | grep r | sh`) as a pipeline within a pipeline.
+ */
+const stagesOf = (pipeline: BashSyntax.SyntaxNode): ReadonlyArray<BashSyntax.SyntaxNode> => {
+  const stages: Array<BashSyntax.SyntaxNode> = []
+  // A loop, not recursion: a line of thousands of stages must not exhaust the stack.
+  const pending = [...pipeline.namedChildren].reverse()
+  while (pending.length > 0) {
+    const stage = pending.pop()!
+    if (stage.type === "pipeline") pending.push(...[...stage.namedChildren].reverse())
+    else stages.push(stage)
+  }
+  return stages
+}

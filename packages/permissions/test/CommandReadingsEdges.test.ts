@@ -167,3 +167,36 @@ describe("the rest of a here-document's first line, which the grammar takes into
       }
     }))
 })
+
+describe("a here-document piped into a shell", () => {
+  const body = "\nrm -rf /\nEOF"
+
+  // FOUND: the grammar nests the stages after the first (`| grep r | sh`) in a
+  // pipeline of their own, and the shell at the end was not seen: the line was
+  // allowed in bypassPermissions over `Bash(rm:*)`.
+  it.effect("its body is read as the script the shell runs, through any stages between", () =>
+    Effect.gen(function*() {
+      for (const pipe of ["| sh", "| grep r | sh", "| tee /dev/null | sh", "| grep r | tee x | bash"]) {
+        const line = `cat <<EOF ${pipe}${body}`
+        assert.include(yield* readings(line), "rm -rf /", JSON.stringify(line))
+        assert.strictEqual(yield* outcome(line, "bypassPermissions"), "deny:rule", JSON.stringify(line))
+      }
+    }))
+
+  it.effect("a body piped only into programs that do not run it is no command", () =>
+    Effect.gen(function*() {
+      for (const pipe of ["| sort", "| grep r | sort"]) {
+        assert.notInclude(yield* readings(`cat <<EOF ${pipe}${body}`), "rm -rf /", pipe)
+      }
+    }))
+
+  it.effect("what a known shell runs is no guess; what a program the engine does not know may run is", () =>
+    Effect.gen(function*() {
+      for (const pipe of ["| sh", "| grep r | sh"]) {
+        const result = yield* analysis(`cat <<EOF ${pipe}${body}`)
+        assert.notInclude(result.guesses.map((words) => words.join(" ")), "rm -rf /", pipe)
+      }
+      const guessed = yield* analysis(`cat <<EOF | taskset 1 sh${body}`)
+      assert.include(guessed.guesses.map((words) => words.join(" ")), "rm -rf /")
+    }))
+})
