@@ -200,3 +200,15 @@ describe("a here-document piped into a shell", () => {
       assert.include(guessed.guesses.map((words) => words.join(" ")), "rm -rf /")
     }))
 })
+
+describe("a `[[ … ]]` whose operand bash evaluates as arithmetic", () => {
+  // Bash evaluates `'a[$(…)]'` as a subscript and runs the substitution; within it
+  // `]]#` and `[[#` are words, not the test's brackets, and no comment starts.
+  it.effect("the substitution is read as bash runs it, brackets within it kept", () =>
+    Effect.gen(function*() {
+      for (const inner of ["echo ]]#; rm -rf /", "echo [[#; rm -rf /"]) {
+        const line = `[[ 1 -eq 'a[$(${inner})]' ]]`
+        assert.include(yield* readings(line), "rm -rf /", line)
+      }
+    }))
+})
