@@ -64,6 +64,15 @@ describe("a here-document bash ends before the grammar does", () => {
     }))
 })
 
+describe("several here-documents on a line", () => {
+  // Bash gives the first body to `cat` and the second, `rm -rf /`, to `sh`,
+  // which runs it; the grammar pairs them otherwise.
+  it.effect("a body bash may hand to a shell is read as commands", () =>
+    Effect.gen(function*() {
+      assert.include(yield* readings("cat <<A; sh <<B\nA\nrm -rf /\nB"), "rm -rf /")
+    }))
+})
+
 describe("a line that starts with a backslash", () => {
   // FOUND: the grammar glued `\rm -rf /` to the line before as more words of
   // `ls`, so `ls\n\rm -rf /` was allowed in bypassPermissions over `Bash(rm:*)`.
