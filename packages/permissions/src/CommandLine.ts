@@ -277,7 +277,8 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
   // Read again as bash would where the grammar differs: CR is a word
   // character to bash and a blank to the grammar; bash joins
   // backslash-newlines before it reads a word; the grammar loses the words
-  // after a descriptor closed (`2>&-`).
+  // after a descriptor closed (`2>&-`); a line that starts with a backslash
+  // is a command of its own to bash, not to the grammar.
   for (const variant of bashVariants(source)) {
     const again = parser.parse(variant)
     if (again === null) continue
@@ -340,10 +341,16 @@ const closed = /([<>])&-/g
 
 const bashVariants = (source: string): ReadonlyArray<string> => {
   const variants = new Set<string>()
-  if (source.includes("\r")) variants.add(source.replace(/\r/g, "\u0001"))
-  if (source.includes("\\\n")) variants.add(source.replace(/\\\n/g, ""))
-  if (source.includes("\r") && source.includes("\\\n")) {
-    variants.add(source.replace(/\\\n/g, "").replace(/\r/g, "\u0001"))
+  // The grammar glues a line that starts with a backslash (`ls\n\\rm x`) to the
+  // command before it, as more words; bash runs it as a command of its own. A
+  // blank before the backslash keeps the grammar's lines apart too.
+  for (const line of new Set([source, source.replace(/\n(?=\\)/g, "\n ")])) {
+    variants.add(line)
+    if (line.includes("\r")) variants.add(line.replace(/\r/g, "\u0001"))
+    if (line.includes("\\\n")) variants.add(line.replace(/\\\n/g, ""))
+    if (line.includes("\r") && line.includes("\\\n")) {
+      variants.add(line.replace(/\\\n/g, "").replace(/\r/g, "\u0001"))
+    }
   }
   // The grammar takes the word after `>&-` (a descriptor closed) for an error or for its destination,
   // and loses the words after it (`sudo 2>&- rm -rf /`); as a duplication (`2>&0`) it reads them.

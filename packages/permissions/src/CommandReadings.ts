@@ -246,7 +246,7 @@ export const collectReadings = (
         // nested one pipeline per operator; a shell in it reads the body.
         const piped = node.children.find((c) => c.type === "pipeline")
         if (piped !== undefined) {
-          for (const stage of pipelineStages(piped)) {
+          for (const stage of stagesOf(piped)) {
             const words = CommandNodeReadings.commandWords(stage, env)
             if (words !== undefined) readers.push(Wrappers.unwrap(CommandNodeReadings.preliminary(words)))
           }
@@ -306,7 +306,21 @@ const startLineBroken = (heredoc: BashSyntax.SyntaxNode): boolean => {
   return false
 }
 
-/** The stages of a pipeline, the grammar's nested pipelines flattened. */
-const pipelineStages = (pipeline: BashSyntax.SyntaxNode): ReadonlyArray<BashSyntax.SyntaxNode> =>
-  pipeline.namedChildren.flatMap((stage) => stage.type === "pipeline" ? pipelineStages(stage) : [stage])
+
 const maxValue = 4_096
+
+/**
+ * The commands of a pipeline, in order: the grammar nests one hung on a
+ * here-document (`cat <<EOF | grep r | sh`) as a pipeline within a pipeline.
+ */
+const stagesOf = (pipeline: BashSyntax.SyntaxNode): ReadonlyArray<BashSyntax.SyntaxNode> => {
+  const stages: Array<BashSyntax.SyntaxNode> = []
+  // A loop, not recursion: a line of thousands of stages must not exhaust the stack.
+  const pending = [...pipeline.namedChildren].reverse()
+  while (pending.length > 0) {
+    const stage = pending.pop()!
+    if (stage.type === "pipeline") pending.push(...[...stage.namedChildren].reverse())
+    else stages.push(stage)
+  }
+  return stages
+}
