@@ -1,0 +1,118 @@
+/**
+ * Code that bash runs from inside a command's words: a trap's action, a
+ * completion callback, the `$(…)` and backquoted parts of an operand a
+ * builtin evaluates (`let 'x[$(rm …)]'`), and the scripts a line hands on.
+ * Each must be read as the command it is, with nothing made up around it:
+ * a part read wrong is a command a deny rule or the destruction check does
+ * not see, and a stray reading is a harmless line asked about.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as CommandLine from "../src/CommandLine.js"
+
+const analyse = (line: string) => Effect.map(CommandLine.make, (service) => service.analyse(line))
+const readings = (line: string) => Effect.map(analyse(line), (analysis) => analysis.readings)
+
+describe("code a builtin keeps to run later", () => {
+  it.effect("a trap's action is the first word that is not an option, even one ending or starting like `-p`", () =>
+    Effect.gen(function*() {
+      // The action ends in `-p`: it is no option, and the signal after it is no action.
+      const tail = yield* readings("trap 'rm -rf /tmp/a-p' EXIT")
+      assert.deepInclude(tail, ["rm", "-rf", "/tmp/a-p"])
+      assert.notDeepInclude(tail, ["EXIT"])
+      // After `--` an action may begin with `-p`: bash runs it, and the `rm` after it.
+      const dashed = yield* readings("trap -- '-p;rm -rf /' EXIT")
+      assert.deepInclude(dashed, ["rm", "-rf", "/"])
+      assert.notDeepInclude(dashed, ["EXIT"])
+    }))
+
+  it.effect("`complete -C` runs the word after the flag, not the word after an argument that merely contains `-C`", () =>
+    Effect.gen(function*() {
+      const all = yield* readings("complete -W foo-C -C 'rm -rf /' cmd")
+      assert.deepInclude(all, ["rm", "-rf", "/"])
+      assert.notDeepInclude(all, ["-C"])
+    }))
+
+  it.effect("a trap's action is certain code, not a guess, and a guess inside a script stays a guess", () =>
+    Effect.gen(function*() {
+      const trap = yield* analyse("trap 'rm -rf /tmp/a' EXIT")
+      assert.deepInclude(trap.readings, ["rm", "-rf", "/tmp/a"])
+      assert.deepStrictEqual(trap.guesses, [])
+      const plain = yield* analyse("bash -c 'ls'")
+      assert.deepInclude(plain.readings, ["ls"])
+      assert.deepStrictEqual(plain.guesses, [])
+      // `taskset` is a program the engine does not know: only a guess says it runs `rm`.
+      const guessed = yield* analyse("bash -c 'taskset 0x1 rm -rf /tmp/a'")
+      assert.deepInclude(guessed.guesses, ["rm", "-rf", "/tmp/a"])
+    }))
+
+  it.effect("a kept script the engine cannot follow to the end leaves the whole line open", () =>
+    Effect.gen(function*() {
+      const deep = `${"(".repeat(300)}ls${")".repeat(300)}`
+      const analysis = yield* analyse(`trap '${deep}' EXIT`)
+      assert.isDefined(analysis.open)
+    }))
+
+  it.effect("glob-named commands in a kept script count against the same bound as the line's own", () =>
+    Effect.gen(function*() {
+      const outer = Array.from({ length: 60 }, (_, i) => `/y/b${i}*`).join(" ; ")
+      const inner = Array.from({ length: 10 }, (_, i) => `/x/a${i}*`).join(" ; ")
+      const analysis = yield* analyse(`${outer} ; trap '${inner}' EXIT`)
+      assert.strictEqual(analysis.globNames.length, 64)
+    }))
+})
+
+describe("substitutions in an operand a builtin evaluates", () => {
+  it.effect("each `$(…)` is read to its own closing parenthesis, nested ones counted, and nothing else is read", () =>
+    Effect.gen(function*() {
+      const table: ReadonlyArray<readonly [string, ReadonlyArray<ReadonlyArray<string>>]> = [
+        ["let 'x[$(rm -rf /tmp/a)]'", [["let", "x[$(rm -rf /tmp/a)]"], ["rm", "-rf", "/tmp/a"]]],
+        // At the very start of the operand.
+        ["let '$(rm -rf /tmp/a)'", [["let", "$(rm -rf /tmp/a)"], ["rm", "-rf", "/tmp/a"]]],
+        // Two in one operand: the first ends at its own `)`, not at the last one.
+        ["let 'x[$(ls)]+y[$(rm -rf /tmp/a)]'", [["let", "x[$(ls)]+y[$(rm -rf /tmp/a)]"], ["ls"], [
+          "rm",
+          "-rf",
+          "/tmp/a"
+        ]]],
+        // A subshell inside: its `)` does not end the substitution.
+        ["let 'x[$( (rm -rf /tmp/a) ; ls)]'", [["let", "x[$( (rm -rf /tmp/a) ; ls)]"], ["rm", "-rf", "/tmp/a"], [
+          "ls"
+        ]]]
+      ]
+      for (const [line, expected] of table) {
+        const analysis = yield* analyse(line)
+        assert.deepStrictEqual(analysis.readings, expected, line)
+        assert.isUndefined(analysis.open, line)
+      }
+    }))
+
+  it.effect("an unclosed `$(` or backquote is read to the end of the operand, last character included", () =>
+    Effect.gen(function*() {
+      assert.deepInclude(yield* readings("let '$(rm -rf /tmp/a'"), ["rm", "-rf", "/tmp/a"])
+      assert.deepInclude(yield* readings("let '`rm -rf /tmp/a'"), ["rm", "-rf", "/tmp/a"])
+      // A backslash ending the operand escapes nothing: the word before it is whole.
+      assert.deepInclude(yield* readings("let '`rm -rf /tmp/a\\'"), ["rm", "-rf", "/tmp/a"])
+    }))
+
+  it.effect("a backquoted part is read as the command it is, a backslash before another character kept as bash keeps it", () =>
+    Effect.gen(function*() {
+      const table: ReadonlyArray<readonly [string, ReadonlyArray<ReadonlyArray<string>>]> = [
+        ["let 'x[`ls`]'", [["let", "x[`ls`]"], ["ls"]]],
+        ["let 'x[`\\rm -rf /tmp/a`]'", [["let", "x[`\\rm -rf /tmp/a`]"], ["rm", "-rf", "/tmp/a"]]]
+      ]
+      for (const [line, expected] of table) {
+        const analysis = yield* analyse(line)
+        assert.deepStrictEqual(analysis.readings, expected, line)
+        assert.isUndefined(analysis.open, line)
+      }
+    }))
+
+  it.effect("escaped backquotes in a double-quoted value bash evaluates later are each a substitution of their own", () =>
+    Effect.gen(function*() {
+      // `$((X))` would run both `rm -rf /tmp/a` and `ls`.
+      const all = yield* readings("X=\"a[\\`rm -rf /tmp/a\\`\\`ls\\`]\"")
+      assert.deepInclude(all, ["rm", "-rf", "/tmp/a"])
+      assert.deepInclude(all, ["ls"])
+    }))
+})
