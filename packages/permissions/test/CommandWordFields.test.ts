@@ -1,0 +1,70 @@
+/**
+ * A word's fields as bash makes them: quote removal inside double quotes
+ * and `$"…"`, ANSI-C strings, parameter defaults and alternatives, and IFS
+ * splitting of what a variable holds. A field read wrong is a command name
+ * a deny rule does not see (`$"rm"`, `"r\<newline>m"`, `${1:-rm}`), or a
+ * computed name taken as known, which would close a line that is open.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as CommandLine from "../src/CommandLine.js"
+
+const analyse = (line: string) => Effect.map(CommandLine.make, (service) => service.analyse(line))
+const readings = (line: string) => Effect.map(analyse(line), (analysis) => analysis.readings)
+
+describe("word fields", () => {
+  it.effect("double-quoted and `$\"…\"` words lose their quotes and escapes as bash removes them", () =>
+    Effect.gen(function*() {
+      const table: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+        ["$\"rm\" -rf /tmp/a", ["rm", "-rf", "/tmp/a"]],
+        ["\"r\\\nm\" -rf /tmp/a", ["rm", "-rf", "/tmp/a"]],
+        ["cat \"a\\$b\" \"a\\\"b\"", ["cat", "a$b", "a\"b"]],
+        ["X=rm; \"${X}\" -rf /tmp/a", ["rm", "-rf", "/tmp/a"]],
+        ["echo $'a$'", ["echo", "a$"]]
+      ]
+      for (const [line, expected] of table) assert.deepStrictEqual(yield* readings(line), [expected], line)
+    }))
+
+  it.effect("a default on a positional or special parameter is one reading (`${@:-rm}` runs rm with no arguments)", () =>
+    Effect.gen(function*() {
+      for (const line of ["${1:-rm} -rf /tmp/a", "${@:-rm} -rf /tmp/a", "${*:-rm} -rf /tmp/a"]) {
+        assert.deepInclude(yield* readings(line), ["rm", "-rf", "/tmp/a"], line)
+      }
+    }))
+
+  it.effect("an array element's default leaves the command name open: the element may hold any command", () =>
+    Effect.gen(function*() {
+      const analysis = yield* analyse("${a[0]:-ls} x")
+      assert.isDefined(analysis.open)
+    }))
+
+  it.effect("a variable the line may leave unset expands to nothing, so the words after it are the command", () =>
+    Effect.gen(function*() {
+      const all = yield* readings("true || X=ls; $X rm -rf /tmp/a")
+      assert.deepInclude(all, ["ls", "rm", "-rf", "/tmp/a"])
+      assert.deepInclude(all, ["rm", "-rf", "/tmp/a"])
+      // The unset expansion is an empty field, nothing made up in its place.
+      assert.deepInclude(all, ["", "rm", "-rf", "/tmp/a"])
+    }))
+
+  it.effect("a default's value is split into fields as bash splits it", () =>
+    Effect.gen(function*() {
+      assert.deepInclude(yield* readings("Y='rm -rf'; ${X:-$Y} /tmp/a"), ["rm", "-rf", "/tmp/a"])
+    }))
+
+  it.effect("`${X:+alt}` is nothing when X is empty or unset, and the alternative when X may be set", () =>
+    Effect.gen(function*() {
+      const empty = yield* readings("X=; ${X:+rm} ls")
+      assert.notDeepInclude(empty, ["rm", "ls"])
+      assert.deepInclude(empty, ["", "ls"])
+      const maybe = yield* readings("true || X=a; ${X:+rm} ls")
+      assert.deepInclude(maybe, ["rm", "ls"])
+      assert.deepInclude(maybe, ["", "ls"])
+    }))
+
+  it.effect("a value the engine cannot evaluate stays one word; a known value splits on runs of blanks", () =>
+    Effect.gen(function*() {
+      assert.deepInclude(yield* readings("rm ${X#a  b}"), ["rm", "${X#a  b}"])
+      assert.deepStrictEqual(yield* readings("X='rm  -rf'; $X /tmp/a"), [["rm", "-rf", "/tmp/a"]])
+    }))
+})
