@@ -8,10 +8,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Approver from "../src/Approver.js"
 import * as CommandLine from "../src/CommandLine.js"
+import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { bash } from "./SampleTools.js"
 
 const analyse = (line: string) => Effect.map(CommandLine.make, (service) => service.analyse(line))
 const readings = (line: string) => Effect.map(analyse(line), (analysis) => analysis.readings)
+const command = (line: string) => ({
+  callId: "c",
+  tool: bash,
+  input: { command: line },
+  subject: { _tag: "Command", command: line } as const
+})
 
 describe("code a builtin keeps to run later", () => {
   it.effect("a trap's action is the first word that is not an option, even one ending or starting like `-p`", () =>
@@ -114,5 +123,83 @@ describe("substitutions in an operand a builtin evaluates", () => {
       const all = yield* readings("X=\"a[\\`rm -rf /tmp/a\\`\\`ls\\`]\"")
       assert.deepInclude(all, ["rm", "-rf", "/tmp/a"])
       assert.deepInclude(all, ["ls"])
+    }))
+})
+
+describe("the end of a `$(…)` in an operand a builtin evaluates, found as bash finds it", () => {
+  // Each runs `rm -rf /tmp/a` in bash 5.2 (checked with a harmless command in its place): the `)` that
+  // ends a case pattern, or one quoted, commented out or in a here-document, does not end the substitution.
+  const hidden: ReadonlyArray<string> = [
+    "let 'x[$(case a in a) rm -rf /tmp/a;; esac)]'",
+    "test -v 'x[$(case a in a) rm -rf /tmp/a;; esac)]'",
+    "printf -v 'x[$(case a in a) rm -rf /tmp/a;; esac)]' %s 1",
+    "let 'x[$(case b in (a) ls;; b|c) rm -rf /tmp/a;; esac)]'",
+    "let 'x[$(case a in a) case b in b) ls;; esac;; esac; rm -rf /tmp/a)]'",
+    "let 'x[$(case a in a) ls\nesac; rm -rf /tmp/a)]'",
+    "let 'x[$(echo \")\"; rm -rf /tmp/a)]'",
+    "let 'x[$(echo a # )\nrm -rf /tmp/a)]'",
+    "let 'x[$(cat <<E\n)\nE\nrm -rf /tmp/a)]'",
+    "let 'x[$(echo `echo \")\"`; rm -rf /tmp/a)]'",
+    "let 'x[$(echo ${a:-)}; rm -rf /tmp/a)]'",
+    "let 'x[$(echo $(echo \")\"); rm -rf /tmp/a)]'",
+    "declare -i 'x=a[$(case a in a) rm -rf /tmp/a;; esac)]'"
+  ]
+
+  it.effect("the command after such a `)` is read", () =>
+    Effect.gen(function*() {
+      for (const line of hidden) {
+        const analysis = yield* analyse(line)
+        assert.deepInclude(analysis.readings, ["rm", "-rf", "/tmp/a"], line)
+        assert.isUndefined(analysis.open, line)
+      }
+    }))
+
+  it.effect("a `case` in a substitution is read as its commands, nothing of its patterns made a command", () =>
+    Effect.gen(function*() {
+      const table: ReadonlyArray<readonly [string, ReadonlyArray<ReadonlyArray<string>>]> = [
+        ["let 'x[$(case a in a) rm -rf /tmp/a;; esac)]'", [["let", "x[$(case a in a) rm -rf /tmp/a;; esac)]"], [
+          "rm",
+          "-rf",
+          "/tmp/a"
+        ]]],
+        // The substitution ends at the `)` after `esac`: a second one is read on its own.
+        ["let 'x[$(case a in (a) ls;; esac)]+y[$(rm -rf /tmp/a)]'", [
+          ["let", "x[$(case a in (a) ls;; esac)]+y[$(rm -rf /tmp/a)]"],
+          ["ls"],
+          ["rm", "-rf", "/tmp/a"]
+        ]],
+        // `((…))` closing together is arithmetic, not a group whose `)` ends the substitution.
+        ["let 'x[$( ((1)) ; rm -rf /tmp/a)]'", [["let", "x[$( ((1)) ; rm -rf /tmp/a)]"], ["rm", "-rf", "/tmp/a"]]]
+      ]
+      for (const [line, expected] of table) {
+        const analysis = yield* analyse(line)
+        assert.deepStrictEqual(analysis.readings, expected, line)
+        assert.isUndefined(analysis.open, line)
+      }
+    }))
+
+  it.effect("where the scan may not end where bash does, the rest of the operand is read too", () =>
+    Effect.gen(function*() {
+      // `case` as an argument: bash ends the substitution at `a)`, the scan is not sure, and reads on.
+      assert.deepInclude(yield* readings("let 'x[$(echo case a in a); rm -rf /tmp/a)]'"), ["rm", "-rf", "/tmp/a"])
+      // A `case` never closed: the rest is the body.
+      assert.deepInclude(yield* readings("let 'x[$(case a in a) ls;; b) rm -rf /tmp/a)]'"), ["rm", "-rf", "/tmp/a"])
+    }))
+
+  it.effect("the deny rule sees the command, and the destruction check asks in bypassPermissions", () =>
+    Effect.gen(function*() {
+      const wrong: Array<string> = []
+      for (const line of hidden) {
+        for (const mode of ["default", "bypassPermissions"] as const) {
+          const denying = yield* engineWith({ mode, deny: ["Bash(rm:*)"] }, () => Approver.deny("no"))
+          const got = yield* outcomeOf(denying, command(line))
+          if (got !== "deny:rule") wrong.push(`${mode}, deny Bash(rm:*): ${JSON.stringify(line)} was ${got}`)
+        }
+        const destructive = line.replaceAll("/tmp/a", "/")
+        const bypass = yield* engineWith({ mode: "bypassPermissions" }, () => Approver.deny("no"))
+        const got = yield* outcomeOf(bypass, command(destructive))
+        if (got !== "ask") wrong.push(`bypassPermissions: ${JSON.stringify(destructive)} was ${got}`)
+      }
+      assert.deepStrictEqual(wrong, [])
     }))
 })
