@@ -7,10 +7,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Approver from "../src/Approver.js"
 import * as CommandLine from "../src/CommandLine.js"
+import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { bash } from "./SampleTools.js"
 
 const analyse = (line: string) => Effect.map(CommandLine.make, (service) => service.analyse(line))
 const readings = (line: string) => Effect.map(analyse(line), (analysis) => analysis.readings)
+const command = (line: string) => ({
+  callId: "c",
+  tool: bash,
+  input: { command: line },
+  subject: { _tag: "Command", command: line } as const
+})
 
 describe("word fields", () => {
   it.effect("double-quoted and `$\"…\"` words lose their quotes and escapes as bash removes them", () =>
@@ -66,5 +75,40 @@ describe("word fields", () => {
     Effect.gen(function*() {
       assert.deepInclude(yield* readings("rm ${X#a  b}"), ["rm", "${X#a  b}"])
       assert.deepStrictEqual(yield* readings("X='rm  -rf'; $X /tmp/a"), [["rm", "-rf", "/tmp/a"]])
+    }))
+})
+
+describe("the fields of a default or an alternative", () => {
+  // Each row checked with bash 5.2 (`set -- <word>; printf '[%s]' "$@"`): the blank between parts of the
+  // word splits fields; a quoted part stays one field, blanks kept; an escaped blank does not split.
+  it.effect("its unquoted blanks split fields and its quoted parts keep theirs", () =>
+    Effect.gen(function*() {
+      const table: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+        ["X=; ${X:-rm \"-rf\"} /tmp/a", ["rm", "-rf", "/tmp/a"]],
+        ["X=; ${X:-rm '-rf'} /tmp/a", ["rm", "-rf", "/tmp/a"]],
+        ["X=a; ${X:+rm \"-rf\"} /tmp/a", ["rm", "-rf", "/tmp/a"]],
+        ["X=; ${X:-rm  \"-r  f\"e\\ x} /tmp/a", ["rm", "-r  fe x", "/tmp/a"]],
+        // The blank before the closing brace ends a field: the word after the brace is one of its own.
+        ["X=; ${X:-rm -rf }/tmp/a", ["rm", "-rf", "/tmp/a"]]
+      ]
+      for (const [line, expected] of table) assert.deepStrictEqual(yield* readings(line), [expected], line)
+      // Within double quotes nothing splits: the command is named `rm -rf`.
+      assert.deepInclude(yield* readings("X=; \"${X:-rm \"-rf\"}\" /tmp/a"), ["rm -rf", "/tmp/a"])
+    }))
+
+  it.effect("the deny rule sees the command, and the destruction check asks in bypassPermissions", () =>
+    Effect.gen(function*() {
+      const wrong: Array<string> = []
+      for (const line of ["${X:-rm \"-rf\"} /", "X=; ${X:-rm \"-rf\"} /", "true || X=a; ${X:+rm \"-rf\"} /"]) {
+        const bypass = yield* engineWith({ mode: "bypassPermissions" }, () => Approver.deny("no"))
+        const got = yield* outcomeOf(bypass, command(line))
+        if (got !== "ask") wrong.push(`bypassPermissions: ${JSON.stringify(line)} was ${got}`)
+        for (const mode of ["default", "bypassPermissions"] as const) {
+          const denying = yield* engineWith({ mode, deny: ["Bash(rm:*)"] }, () => Approver.deny("no"))
+          const denied = yield* outcomeOf(denying, command(line))
+          if (denied !== "deny:rule") wrong.push(`${mode}, deny Bash(rm:*): ${JSON.stringify(line)} was ${denied}`)
+        }
+      }
+      assert.deepStrictEqual(wrong, [])
     }))
 })

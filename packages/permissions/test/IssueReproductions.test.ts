@@ -52,6 +52,7 @@ const lines: ReadonlyArray<string> = [
   "bash -c -- 'rm -rf /'",
   "$'\\x72m' -rf /",
   "rm${IFS}-rf${IFS}/",
+  "X=; ${X:-rm \"-rf\"} /",
   "{rm,-rf,/}",
   "time -p rm",
   "coproc rm",
