@@ -61,7 +61,10 @@ const quotedValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
   for (const child of node.children) {
     switch (child.type) {
       case "\"":
+        break
       case "$":
+        // The `$` of `$"…"`; any other is a `$` bash keeps (`"a$"`: nothing follows to expand).
+        if (node.type !== "translated_string") value += "$"
         break
       case "string_content":
         value += child.text.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "")

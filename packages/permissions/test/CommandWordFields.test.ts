@@ -29,7 +29,9 @@ describe("word fields", () => {
         ["\"r\\\nm\" -rf /tmp/a", ["rm", "-rf", "/tmp/a"]],
         ["cat \"a\\$b\" \"a\\\"b\"", ["cat", "a$b", "a\"b"]],
         ["X=rm; \"${X}\" -rf /tmp/a", ["rm", "-rf", "/tmp/a"]],
-        ["echo $'a$'", ["echo", "a$"]]
+        ["echo $'a$'", ["echo", "a$"]],
+        // A `$` with nothing to expand after it is kept: only the one before `"…"` is removed.
+        ["echo \"a$\" \"$\"", ["echo", "a$", "$"]]
       ]
       for (const [line, expected] of table) assert.deepStrictEqual(yield* readings(line), [expected], line)
     }))
@@ -108,6 +110,19 @@ describe("the fields of a default or an alternative", () => {
           const denied = yield* outcomeOf(denying, command(line))
           if (denied !== "deny:rule") wrong.push(`${mode}, deny Bash(rm:*): ${JSON.stringify(line)} was ${denied}`)
         }
+      }
+      assert.deepStrictEqual(wrong, [])
+    }))
+})
+
+describe("a `$` bash keeps", () => {
+  it.effect("a Read deny rule sees the file a double-quoted name ending in `$` names", () =>
+    Effect.gen(function*() {
+      const wrong: Array<string> = []
+      for (const mode of ["default", "bypassPermissions"] as const) {
+        const denying = yield* engineWith({ mode, deny: ["Read(key$)"] }, () => Approver.deny("no"))
+        const got = yield* outcomeOf(denying, command("cat \"key$\""))
+        if (got !== "deny:rule") wrong.push(`${mode}: cat "key$" was ${got}`)
       }
       assert.deepStrictEqual(wrong, [])
     }))
