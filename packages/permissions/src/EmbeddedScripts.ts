@@ -153,8 +153,8 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
   const cases: Array<{ phase: "subject" | "in" | "pattern" | "body"; started: boolean }> = []
   const heredocs: Array<{ readonly delimiter: string; readonly tabs: boolean }> = []
   let heredoc: { readonly tabs: boolean } | undefined
-  // The word after a redirection is its target: it leaves the command position as it was.
-  let target = false
+  // Whether a reserved word (`case`, `esac`) would be one here: where unsure, not, so that a
+  // `case` is read past (the rest of the text) and an `esac` does not end one early.
   let commandStart = true
   let functionName = false
   let wordStart = -1
@@ -186,10 +186,6 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       } else top.started = true
       return
     }
-    if (target) {
-      target = false
-      return
-    }
     if (functionName) {
       functionName = false
       commandStart = true
@@ -210,8 +206,8 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       functionName = true
       commandStart = false
     } else if (reservedStarts.has(word)) commandStart = true
-    // An assignment before the command leaves the next word in command position.
-    else if (!/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(raw)) commandStart = false
+    // After any other word, an assignment (`X=1 esac`) included, bash takes no reserved word.
+    else commandStart = false
   }
   const startWord = (i: number, quoted: boolean) => {
     if (wordStart < 0) {
@@ -324,7 +320,7 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       }
       if (c === "&" && text[i + 1] === ">") {
         i += text[i + 2] === ">" ? 3 : 2
-        target = true
+        commandStart = false
         continue
       }
       if (top === undefined || top.phase === "body") commandStart = true
@@ -339,12 +335,13 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
         i = next
         continue
       }
+      // After a redirection bash takes no reserved word: `>f esac` runs a command named esac.
+      commandStart = false
       if (text.startsWith("<<", i) && text[i + 2] !== "<") {
         heredoc = { tabs: text[i + 2] === "-" }
         i += heredoc.tabs ? 3 : 2
       } else {
         i += text.startsWith("<<<", i) ? 3 : /[<>&|]/.test(text[i + 1] ?? "") ? 2 : 1
-        target = true
       }
     } else {
       startWord(i, false)

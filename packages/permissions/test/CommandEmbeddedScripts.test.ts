@@ -136,6 +136,9 @@ describe("the end of a `$(…)` in an operand a builtin evaluates, found as bash
     "let 'x[$(case b in (a) ls;; b|c) rm -rf /tmp/a;; esac)]'",
     "let 'x[$(case a in a) case b in b) ls;; esac;; esac; rm -rf /tmp/a)]'",
     "let 'x[$(case a in a) ls\nesac; rm -rf /tmp/a)]'",
+    // After a redirection or an assignment `esac` is no reserved word: the case goes on.
+    "let 'x[$(case b in a) >/dev/null esac;; b) rm -rf /tmp/a;; esac)]'",
+    "let 'x[$(case b in a) X=1 esac;; b) rm -rf /tmp/a;; esac)]'",
     "let 'x[$(echo \")\"; rm -rf /tmp/a)]'",
     "let 'x[$(echo a # )\nrm -rf /tmp/a)]'",
     "let 'x[$(cat <<E\n)\nE\nrm -rf /tmp/a)]'",
