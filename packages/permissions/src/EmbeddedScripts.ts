@@ -117,15 +117,322 @@ const substitutions = (text: string): ReadonlyArray<string> => {
   for (const match of text.matchAll(/`([^`]*)`/g)) out.push(match[1]!)
   out.push(...backquoted(text))
   for (let i = text.indexOf("$("); i >= 0 && out.length < 64; i = text.indexOf("$(", i + 2)) {
-    let depth = 1
-    let j = i + 2
-    for (; j < text.length && depth > 0; j++) {
-      if (text[j] === "(") depth++
-      else if (text[j] === ")") depth--
-    }
-    out.push(text.slice(i + 2, depth === 0 ? j - 1 : j))
+    const scan: Scan = { unsure: false }
+    const end = listEnd(text, i + 2, 0, scan)
+    // Unclosed, the body is the rest of the text; where the end found may not be bash's, the rest is read too.
+    if (end !== undefined) out.push(text.slice(i + 2, end - 1))
+    if (end === undefined || scan.unsure) out.push(text.slice(i + 2))
   }
   return out
+}
+
+/**
+ * How the end of a `$(…)` was found: `unsure` when the scan met something it
+ * may have read otherwise than bash (a `case` it did not take for one, a
+ * syntax error), so the end it gives may come too early.
+ */
+interface Scan {
+  unsure: boolean
+}
+
+/** Nesting past which the scan stops: the text is read to its end instead. */
+const maxNesting = 200
+
+const reservedStarts = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "coproc"])
+
+/**
+ * Where the command list that starts at `start` (just after `$(` or a
+ * subshell's `(`) ends, as bash's parser finds it: the index just past its
+ * closing `)`, or undefined when the text ends first. A `)` is not the end
+ * inside quotes, a nested `$(…)`, `${…}`, a backquoted part, a comment, a
+ * here-document, a nested group, or where it ends a `case` pattern.
+ */
+const listEnd = (text: string, start: number, nesting: number, scan: Scan): number | undefined => {
+  if (nesting > maxNesting) return undefined
+  // Each `case` not yet closed, innermost last: where in it the scan is, and whether a pattern has begun.
+  const cases: Array<{ phase: "subject" | "in" | "pattern" | "body"; started: boolean }> = []
+  const heredocs: Array<{ readonly delimiter: string; readonly tabs: boolean }> = []
+  let heredoc: { readonly tabs: boolean } | undefined
+  // Whether a reserved word (`case`, `esac`) would be one here: where unsure, not, so that a
+  // `case` is read past (the rest of the text) and an `esac` does not end one early.
+  let commandStart = true
+  let functionName = false
+  let wordStart = -1
+  let literal = true
+  const endWord = (end: number) => {
+    if (wordStart < 0) return
+    const raw = text.slice(wordStart, end)
+    const word = literal ? raw : ""
+    wordStart = -1
+    if (heredoc !== undefined) {
+      heredocs.push({ delimiter: raw.replace(/\\(.)|["']/gs, "$1"), tabs: heredoc.tabs })
+      heredoc = undefined
+      return
+    }
+    const top = cases.at(-1)
+    if (top?.phase === "subject") {
+      top.phase = "in"
+      return
+    }
+    if (top?.phase === "in") {
+      if (word === "in") top.phase = "pattern"
+      else scan.unsure = true
+      return
+    }
+    if (top?.phase === "pattern") {
+      if (!top.started && word === "esac") {
+        cases.pop()
+        commandStart = false
+      } else top.started = true
+      return
+    }
+    if (functionName) {
+      functionName = false
+      commandStart = true
+      return
+    }
+    if (!commandStart) {
+      // A `case` where the scan expects none: bash may see one, whose patterns' `)` end nothing.
+      if (word === "case") scan.unsure = true
+      return
+    }
+    if (word === "case") {
+      cases.push({ phase: "subject", started: false })
+      commandStart = false
+    } else if (word === "esac" && top?.phase === "body") {
+      cases.pop()
+      commandStart = false
+    } else if (word === "function") {
+      functionName = true
+      commandStart = false
+    } else if (reservedStarts.has(word)) commandStart = true
+    // After any other word, an assignment (`X=1 esac`) included, bash takes no reserved word.
+    else commandStart = false
+  }
+  const startWord = (i: number, quoted: boolean) => {
+    if (wordStart < 0) {
+      wordStart = i
+      literal = true
+    }
+    if (quoted) literal = false
+  }
+  let i = start
+  while (i < text.length) {
+    const c = text[i]!
+    if (c === " " || c === "\t") {
+      endWord(i)
+      i++
+    } else if (c === "\n") {
+      endWord(i)
+      if (cases.at(-1) === undefined || cases.at(-1)!.phase === "body") commandStart = true
+      i++
+      // Here-documents begin on the next line: each body ends at its delimiter's line.
+      for (const { delimiter, tabs } of heredocs.splice(0)) {
+        for (;;) {
+          if (i >= text.length) return undefined
+          const eol = text.indexOf("\n", i)
+          const lineEnd = eol < 0 ? text.length : eol
+          const line = text.slice(i, lineEnd)
+          const body = tabs ? line.replace(/^\t+/, "") : line
+          if (body === delimiter) {
+            i = Math.min(lineEnd + 1, text.length)
+            break
+          }
+          // Bash also ends a here-document at its delimiter followed by the `)` closing the substitution.
+          if (body.startsWith(delimiter) && body[delimiter.length] === ")") {
+            i = lineEnd - body.length + delimiter.length
+            break
+          }
+          i = lineEnd + 1
+        }
+      }
+    } else if (c === "#" && wordStart < 0) {
+      const eol = text.indexOf("\n", i)
+      i = eol < 0 ? text.length : eol
+    } else if (c === "\\") {
+      // A backslash-newline joins the lines; any other escapes the next character.
+      if (text[i + 1] !== "\n") startWord(i, true)
+      i += 2
+    } else if (c === "'" || c === "\"" || c === "`" || c === "$") {
+      startWord(i, c !== "$" || /[({'"]/.test(text[i + 1] ?? ""))
+      const next = quotedEnd(text, i, nesting, scan)
+      if (next === undefined) return undefined
+      i = next
+    } else if (c === "(") {
+      const top = cases.at(-1)
+      if (top?.phase === "pattern" && wordStart < 0 && !top.started) {
+        // The optional `(` before a pattern.
+        top.started = true
+        i++
+        continue
+      }
+      if (top?.phase !== "pattern" && /^\(\s*\)/.test(text.slice(i, i + 64))) {
+        // `name ()`: a function's body, a command, follows.
+        endWord(i)
+        i = text.indexOf(")", i) + 1
+        commandStart = true
+        continue
+      }
+      if (wordStart >= 0 || top?.phase === "pattern") {
+        // Inside a word (`@(a|b)`, `x=(a b)`) or a pattern: a matched pair, part of the word.
+        startWord(i, true)
+        const next = matchedEnd(text, i + 1, "(", ")", nesting, scan)
+        if (next === undefined) return undefined
+        i = next
+        continue
+      }
+      if (text[i + 1] === "(") {
+        // `((…))` is arithmetic when its parentheses close together; otherwise a group in a group.
+        const inner = matchedEnd(text, i + 2, "(", ")", nesting, scan)
+        if (inner !== undefined && text[inner] === ")") {
+          i = inner + 1
+          commandStart = false
+          continue
+        }
+      }
+      const next = listEnd(text, i + 1, nesting + 1, scan)
+      if (next === undefined) return undefined
+      i = next
+      commandStart = false
+    } else if (c === ")") {
+      endWord(i)
+      const top = cases.at(-1)
+      if (top?.phase === "pattern") {
+        top.phase = "body"
+        commandStart = true
+        i++
+        continue
+      }
+      // A `case` still open here is a syntax error: where bash would stop is not certain.
+      if (cases.length > 0) scan.unsure = true
+      return i + 1
+    } else if (c === ";" || c === "&" || c === "|") {
+      endWord(i)
+      const top = cases.at(-1)
+      if (c === ";" && (text[i + 1] === ";" || text[i + 1] === "&")) {
+        // `;;`, `;&`, `;;&` end a case's commands: a pattern follows.
+        if (top?.phase === "body") {
+          top.phase = "pattern"
+          top.started = false
+        } else scan.unsure = true
+        i += text.startsWith(";;&", i) ? 3 : 2
+        continue
+      }
+      if (c === "&" && text[i + 1] === ">") {
+        i += text[i + 2] === ">" ? 3 : 2
+        commandStart = false
+        continue
+      }
+      if (top === undefined || top.phase === "body") commandStart = true
+      i++
+    } else if (c === "<" || c === ">") {
+      endWord(i)
+      if (text[i + 1] === "(") {
+        // A process substitution: a list of its own, part of a word.
+        startWord(i, true)
+        const next = listEnd(text, i + 2, nesting + 1, scan)
+        if (next === undefined) return undefined
+        i = next
+        continue
+      }
+      // After a redirection bash takes no reserved word: `>f esac` runs a command named esac.
+      commandStart = false
+      if (text.startsWith("<<", i) && text[i + 2] !== "<") {
+        heredoc = { tabs: text[i + 2] === "-" }
+        i += heredoc.tabs ? 3 : 2
+      } else {
+        i += text.startsWith("<<<", i) ? 3 : /[<>&|]/.test(text[i + 1] ?? "") ? 2 : 1
+      }
+    } else {
+      startWord(i, false)
+      i++
+    }
+  }
+  return undefined
+}
+
+/**
+ * Where a quoted or expanded part that starts at `i` (`'…'`, `"…"`, a
+ * backquoted part, `$'…'`, `$"…"`, `$(…)`, `${…}`, or a lone `$`) ends, or
+ * undefined when the text ends first.
+ */
+const quotedEnd = (text: string, i: number, nesting: number, scan: Scan): number | undefined => {
+  const c = text[i]!
+  if (c === "'") {
+    const close = text.indexOf("'", i + 1)
+    return close < 0 ? undefined : close + 1
+  }
+  if (c === "`") {
+    for (let j = i + 1; j < text.length; j++) {
+      if (text[j] === "\\") j++
+      else if (text[j] === "`") return j + 1
+    }
+    return undefined
+  }
+  if (c === "\"") {
+    for (let j = i + 1; j < text.length;) {
+      const d = text[j]!
+      if (d === "\"") return j + 1
+      if (d === "\\") j += 2
+      else if ((d === "$" && /[({]/.test(text[j + 1] ?? "")) || d === "`") {
+        const next = quotedEnd(text, j, nesting, scan)
+        if (next === undefined) return undefined
+        j = next
+      } else j++
+    }
+    return undefined
+  }
+  // `$`
+  const next = text[i + 1]
+  if (next === "'") {
+    for (let j = i + 2; j < text.length; j++) {
+      if (text[j] === "\\") j++
+      else if (text[j] === "'") return j + 1
+    }
+    return undefined
+  }
+  if (next === "\"") return quotedEnd(text, i + 1, nesting, scan)
+  if (next === "{") return matchedEnd(text, i + 2, "{", "}", nesting, scan)
+  if (next === "(") {
+    // `$((…))` is arithmetic when its parentheses close together; otherwise a substitution.
+    if (text[i + 2] === "(") {
+      const inner = matchedEnd(text, i + 3, "(", ")", nesting, scan)
+      if (inner !== undefined && text[inner] === ")") return inner + 1
+    }
+    return listEnd(text, i + 2, nesting + 1, scan)
+  }
+  return i + 1
+}
+
+/**
+ * Where a pair of `open` and `close` whose opening is just before `i` ends
+ * (nested pairs counted, quoted and expanded parts skipped), or undefined
+ * when the text ends first.
+ */
+const matchedEnd = (
+  text: string,
+  i: number,
+  open: string,
+  close: string,
+  nesting: number,
+  scan: Scan
+): number | undefined => {
+  if (nesting > maxNesting) return undefined
+  let depth = 1
+  for (let j = i; j < text.length;) {
+    const c = text[j]!
+    if (c === "\\") j += 2
+    else if (c === "'" || c === "\"" || c === "`" || c === "$") {
+      const next = quotedEnd(text, j, nesting + 1, scan)
+      if (next === undefined) return undefined
+      j = next
+    } else {
+      if (c === open) depth++
+      else if (c === close && --depth === 0) return j + 1
+      j++
+    }
+  }
+  return undefined
 }
 
 export const scriptReadings = (

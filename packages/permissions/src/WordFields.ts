@@ -39,7 +39,7 @@ export const fieldsOf = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<s
       return [quotedValue(node, env)]
     case "simple_expansion":
     case "expansion":
-      return splitFields(expansionValue(node, env))
+      return piecesFields(expansionPieces(node, env))
     case "concatenation": {
       // An unquoted run of words is where brace expansion happens: `{rm,-rf,/}`.
       if (node.children.every((c) => c.type === "word")) return braceExpand(node.text).map(unescapeUnquoted)
@@ -61,14 +61,17 @@ const quotedValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
   for (const child of node.children) {
     switch (child.type) {
       case "\"":
+        break
       case "$":
+        // The `$` of `$"…"`; any other is a `$` bash keeps (`"a$"`: nothing follows to expand).
+        if (node.type !== "translated_string") value += "$"
         break
       case "string_content":
         value += child.text.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "")
         break
       case "simple_expansion":
       case "expansion":
-        value += expansionValue(child, env)
+        value += expansionPieces(child, env).map((piece) => piece.text).join("")
         break
       case "string":
         value += quotedValue(child, env)
@@ -80,23 +83,77 @@ const quotedValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
   return value
 }
 
-const expansionValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
+/**
+ * A part of an expansion's value: `split` when bash splits it into fields
+ * (an unquoted part), not when it is quoted or a value the engine does not
+ * know (which stays one word, as written).
+ */
+interface Piece {
+  readonly text: string
+  readonly split: boolean
+}
+
+const plain = (text: string): ReadonlyArray<Piece> => [{ text, split: !text.startsWith("$") }]
+
+/** The fields of an expansion's value: its unquoted parts split on blanks, its quoted parts whole. */
+const piecesFields = (pieces: ReadonlyArray<Piece>): ReadonlyArray<string> => {
+  let fields: Array<string> = [""]
+  for (const piece of pieces) {
+    const next = piece.split ? splitFields(piece.text) : [piece.text]
+    fields = [...fields.slice(0, -1), `${fields.at(-1)!}${next[0]!}`, ...next.slice(1)]
+  }
+  return fields
+}
+
+/**
+ * The word of a default or an alternative (`${X:-rm "-rf"}`) as pieces: the
+ * blanks between its parts (which the grammar leaves out of its nodes, or
+ * puts at the start of a word) are unquoted, so they split fields; a quoted
+ * part is one piece, blanks kept. Bash does no brace expansion there.
+ */
+const operandPieces = (node: BashSyntax.SyntaxNode, from: number, to: number, env: Env): ReadonlyArray<Piece> => {
+  const pieces: Array<Piece> = []
+  let at = from
+  const gap = (end: number) => {
+    if (end > at) pieces.push({ text: node.text.slice(at - node.startIndex, end - node.startIndex), split: true })
+  }
+  const visit = (child: BashSyntax.SyntaxNode) => {
+    if (child.type === "concatenation") {
+      for (const part of child.children) visit(part)
+      return
+    }
+    gap(child.startIndex)
+    at = child.endIndex
+    if (child.type === "word") {
+      // Blanks a backslash escapes do not split: `a\ b` is one field.
+      for (const part of child.text.split(/((?:\\[^]|[^ \t\n\\])+)/)) {
+        if (part === "") continue
+        const blank = /^[ \t\n]+$/.test(part)
+        pieces.push({ text: blank ? part : unescapeUnquoted(part), split: blank })
+      }
+    } else if (child.type === "simple_expansion" || child.type === "expansion") {
+      pieces.push(...expansionPieces(child, env))
+    } else pieces.push({ text: fieldsOf(child, env).join(" "), split: false })
+  }
+  for (const child of node.namedChildren) if (child.startIndex >= from && child.endIndex <= to) visit(child)
+  gap(to)
+  return pieces
+}
+
+const expansionPieces = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<Piece> => {
   const name = node.namedChildren.find((c) => c.type === "variable_name" || c.type === "special_variable_name")
-  if (name === undefined) return node.text
-  if (name.text === "IFS") return " "
+  if (name === undefined) return plain(node.text)
+  if (name.text === "IFS") return plain(" ")
   // A changed IFS splits words where the engine cannot follow: the value is unknown.
-  if (env.has("IFS")) return node.text
+  if (env.has("IFS")) return plain(node.text)
   const value = env.get(name.text)
   const isUnset = value === unset
   const known = isUnset ? undefined : value
   const operators = node.children.filter((c) => !c.isNamed && c.type !== "${" && c.type !== "}" && c.type !== "$")
-  if (operators.length === 0) return isUnset ? "" : known ?? node.text
+  if (operators.length === 0) return plain(isUnset ? "" : known ?? node.text)
   const operator = operators[0]!
-  const operand = () =>
-    node.namedChildren
-      .filter((c) => c.startIndex > operator.startIndex)
-      .map((c) => fieldsOf(c, env).join(" "))
-      .join("")
+  const close = node.children.at(-1)?.type === "}" ? node.children.at(-1)!.startIndex : node.endIndex
+  const operand = () => operandPieces(node, operator.endIndex, close, env)
   // With a colon, an empty value counts as unset: `X=; ${X:-rm}` runs rm.
   const colon = operator.type.startsWith(":")
   // `${X:-default}`, `${X:=default}`: the value, or the default; with X unknown, the default is one reading.
@@ -104,16 +161,16 @@ const expansionValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
     // Bash always sets PWD: its value, not the default (`rm -rf ${PWD:-/tmp}` removes the working
     // directory). HOME is not here: under `inherit: "none"` it is unset, and the default runs;
     // the reading with it set comes from CommandReadings, which reads the node both ways.
-    if (known === undefined && !isUnset && name.text === "PWD") return "$PWD"
-    return known === undefined || (colon && known === "") ? operand() : known
+    if (known === undefined && !isUnset && name.text === "PWD") return plain("$PWD")
+    return known === undefined || (colon && known === "") ? operand() : plain(known)
   }
   // `${X:+alternative}`: the alternative when X is set (and, with the colon, not empty).
   if (operators.length === 1 && /^:?\+$/.test(operator.type)) {
-    return isUnset || (colon && known === "") ? "" : operand()
+    return isUnset || (colon && known === "") ? plain("") : operand()
   }
   // Anything else (`${x#a}`, `${x,,}`, `${!y}`, `${x/a/b}`, `${x@P}`) transforms the value in ways
   // the engine does not model: unknown, and a command named by it is open.
-  return node.text
+  return plain(node.text)
 }
 
 const splitFields = (value: string): ReadonlyArray<string> => {
