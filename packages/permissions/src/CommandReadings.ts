@@ -306,7 +306,6 @@ const startLineBroken = (heredoc: BashSyntax.SyntaxNode): boolean => {
   return false
 }
 
-
 const maxValue = 4_096
 
 /**
