@@ -64,6 +64,7 @@ export const modules = {
     tests: [
       "packages/permissions/test/CommandLine.test.ts",
       "packages/permissions/test/Readings21.test.ts",
+      "packages/permissions/test/WordsAfterRedirection.test.ts",
       "packages/permissions/test/Engine.test.ts",
       "packages/permissions/test/IssueReproductions.test.ts",
       "packages/permissions/test/*Command*.test.ts",
