@@ -12,7 +12,8 @@ export const modules = {
       "packages/permissions/src/RuleMatch.ts",
       "packages/permissions/src/CompiledRule.ts",
       "packages/permissions/src/CallTarget.ts",
-      "packages/permissions/src/ProtectedTargets.ts"
+      "packages/permissions/src/ProtectedTargets.ts",
+      "packages/permissions/src/ShellGlob.ts"
     ],
     tests: [
       "packages/permissions/test/Rule.test.ts",
