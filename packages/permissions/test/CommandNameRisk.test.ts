@@ -8,22 +8,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Approver from "../src/Approver.js"
 import * as CommandLine from "../src/CommandLine.js"
 import * as CommandRisk from "../src/CommandRisk.js"
 import * as ReadingSet from "../src/ReadingSet.js"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
-import { bash, request } from "./SampleTools.js"
+import { allOutcomes, outcomesOf } from "./EngineHarness.js"
 
-const outcomes = (config: Parameters<typeof engineWith>[0], lines: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const subject = yield* engineWith(config, () => Approver.deny("no"))
-    const out: Record<string, string> = {}
-    for (const line of lines) out[line] = yield* outcomeOf(subject, request(bash, { command: line }))
-    return out
-  })
-
-const all = (lines: ReadonlyArray<string>, outcome: string) => Object.fromEntries(lines.map((line) => [line, outcome]))
+const outcomes = outcomesOf
+const all = allOutcomes
 
 /** 64 harmless glob-named commands: the most a line's glob names are kept. */
 const manyGlobs = Array.from({ length: ReadingSet.maxGlobNames }, (_, i) => `zq${i}*`).join("; ")

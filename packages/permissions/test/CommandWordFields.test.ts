@@ -10,16 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Approver from "../src/Approver.js"
 import * as CommandLine from "../src/CommandLine.js"
 import { engineWith, outcomeOf } from "./EngineHarness.js"
-import { bash } from "./SampleTools.js"
+import { bash, request } from "./SampleTools.js"
 
 const analyse = (line: string) => Effect.map(CommandLine.make, (service) => service.analyse(line))
 const readings = (line: string) => Effect.map(analyse(line), (analysis) => analysis.readings)
-const command = (line: string) => ({
-  callId: "c",
-  tool: bash,
-  input: { command: line },
-  subject: { _tag: "Command", command: line } as const
-})
+const command = (line: string) => request(bash, { command: line })
 
 describe("word fields", () => {
   it.effect("double-quoted and `$\"…\"` words lose their quotes and escapes as bash removes them", () =>

@@ -15,7 +15,7 @@ import * as Approver from "../src/Approver.js"
 import * as Engine from "../src/Engine.js"
 import type * as PermissionAudit from "../src/PermissionAudit.js"
 import * as LinkFileSystem from "./LinkFileSystem.js"
-import { workspaceRoot } from "./SampleTools.js"
+import { bash, request, workspaceRoot } from "./SampleTools.js"
 
 export type Answerer = (
   prompt: Approver.Prompt,
@@ -80,3 +80,16 @@ export const deniedWith = <A>(exit: Exit.Exit<A, ToolError.PermissionDenied | To
   assert.isTrue(Option.isSome(failure) && failure.value._tag === "PermissionDenied", "expected PermissionDenied")
   return (failure as Option.Some<ToolError.PermissionDenied>).value
 }
+
+/** Each line's outcome as the bash tool's command, under one engine; a person asked answers no. */
+export const outcomesOf = (config: Parameters<typeof engineWith>[0], lines: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const subject = yield* engineWith(config, () => Approver.deny("no"))
+    const out: Record<string, Outcome> = {}
+    for (const line of lines) out[line] = yield* outcomeOf(subject, request(bash, { command: line }))
+    return out
+  })
+
+/** The record `outcomesOf` gives when every line has one outcome. */
+export const allOutcomes = (lines: ReadonlyArray<string>, outcome: Outcome): Record<string, Outcome> =>
+  Object.fromEntries(lines.map((line) => [line, outcome]))

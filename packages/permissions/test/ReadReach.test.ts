@@ -10,21 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Approver from "../src/Approver.js"
 import * as PathRule from "../src/PathRule.js"
-import { deniedWith, engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
+import { allOutcomes, deniedWith, engineWith, outcomesOf } from "./EngineHarness.js"
 import { bash, request, workspaceRoot } from "./SampleTools.js"
 
-const outcomes = (
-  config: Parameters<typeof engineWith>[0],
-  lines: ReadonlyArray<string>
-) =>
-  Effect.gen(function*() {
-    const subject = yield* engineWith(config, () => Approver.deny("no"))
-    const out: Record<string, Outcome> = {}
-    for (const line of lines) out[line] = yield* outcomeOf(subject, request(bash, { command: line }))
-    return out
-  })
-
-const all = (lines: ReadonlyArray<string>, outcome: Outcome) => Object.fromEntries(lines.map((line) => [line, outcome]))
+const outcomes = outcomesOf
+const all = allOutcomes
 
 describe("ReadReach", () => {
   const secret = { deny: ["Read(./secret/**)"] }
