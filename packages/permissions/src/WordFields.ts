@@ -217,6 +217,11 @@ export const braceExpand = (text: string): ReadonlyArray<string> => {
         if (depth === 0) {
           const inner = word.slice(open + 1, i)
           const alternatives = splitTopLevel(inner)
+          const sequence = alternatives.length === 1 ? sequenceOf(inner) : undefined
+          if (sequence !== undefined) {
+            for (const item of sequence) expand(word.slice(0, open) + item + word.slice(i + 1))
+            return
+          }
           if (alternatives.length > 1) {
             for (const alternative of alternatives) expand(word.slice(0, open) + alternative + word.slice(i + 1))
             return
@@ -229,6 +234,34 @@ export const braceExpand = (text: string): ReadonlyArray<string> => {
   }
   expand(text)
   return out
+}
+
+/**
+ * A sequence expression's items (`1..3`, `a..c`, `01..10..3`), at most
+ * `maxBraceFields`; `undefined` when the text is none (bash then leaves the
+ * braces as written).
+ */
+const sequenceOf = (text: string): ReadonlyArray<string> | undefined => {
+  const numbers = /^([-+]?\d+)\.\.([-+]?\d+)(?:\.\.([-+]?\d+))?$/.exec(text)
+  const letters = /^([A-Za-z])\.\.([A-Za-z])(?:\.\.([-+]?\d+))?$/.exec(text)
+  const match = numbers ?? letters
+  if (match === null) return undefined
+  const step = Math.max(1, Math.abs(Number(match[3] ?? 1)))
+  const from = numbers !== null ? Number(match[1]) : match[1]!.charCodeAt(0)
+  const to = numbers !== null ? Number(match[2]) : match[2]!.charCodeAt(0)
+  // A bound written with a leading zero pads every item to the wider bound's width.
+  const padded = numbers !== null && [match[1]!, match[2]!].some((bound) => /^[-+]?0\d/.test(bound))
+  const width = padded ? Math.max(match[1]!.length, match[2]!.length) : 0
+  const items: Array<string> = []
+  for (let n = from; from <= to ? n <= to : n >= to; n += from <= to ? step : -step) {
+    if (items.length >= maxBraceFields) break
+    if (numbers === null) items.push(String.fromCharCode(n))
+    else {
+      const digits = String(Math.abs(n)).padStart(width - (n < 0 ? 1 : 0), "0")
+      items.push(n < 0 ? `-${digits}` : digits)
+    }
+  }
+  return items
 }
 
 const splitTopLevel = (text: string): ReadonlyArray<string> => {

@@ -305,6 +305,77 @@ describe("CommandLine attack", () => {
     ])
   })
 
+  // An adversary's round (2026-12-06): each line was run in bash 5.2 with a stub `rm`, which ran.
+  describe("commands bash runs from words the grammar reads otherwise", () => {
+    run([
+      // A `{` with no blank after it is a word's, not a group's: bash expands it, sequences too.
+      { line: "{r..r}m -rf /", config: "bypass", expected: "deny:rule" },
+      { line: "r{m..m} -rf /", config: "bypass", expected: "deny:rule" },
+      { line: "{rm,} -rf /", config: "bypass", expected: "deny:rule" },
+      { line: "{r..r}m -rf /", config: "bypassAll", expected: "ask" },
+      { line: "{rm,} -rf /", config: "bypassAll", expected: "ask" },
+      { line: "r{l..n} -rf /", config: "bypassAll", expected: "ask" },
+      { line: "ls {a..c}.txt", config: "default", expected: "ask" },
+      {
+        line: "echo \"${x:-'$(rm -rf /)'}\"",
+        config: "bypass",
+        expected: "deny:rule",
+        // FOUND: within a double-quoted expansion's operand a single quote is a character; bash runs the `$(…)`.
+        found: "single quotes in a double-quoted ${x:-…} do not quote"
+      },
+      {
+        line: "(( i='$(rm -rf /)' ))",
+        config: "bypass",
+        expected: "deny:rule",
+        // FOUND: arithmetic reads single quotes as characters after expanding `$(…)`.
+        found: "single quotes in arithmetic do not quote"
+      },
+      {
+        line: "a['$(rm -rf /)']=1",
+        config: "bypass",
+        expected: "deny:rule",
+        // FOUND: an indexed array's subscript is arithmetic: the same.
+        found: "single quotes in an assigned subscript do not quote"
+      },
+      {
+        line: "bash <(echo rm -rf /)",
+        config: "bypass",
+        expected: "deny:rule",
+        // FOUND: a shell reads the script a process substitution prints, as it reads a pipe's.
+        found: "a shell's script from a process substitution is not read"
+      },
+      {
+        line: "source /dev/stdin <<< 'rm -rf /'",
+        config: "bypass",
+        expected: "deny:rule",
+        // FOUND: `source /dev/stdin` reads its here-string as a script.
+        found: "source /dev/stdin reads its input as a script"
+      },
+      {
+        line: "$(echo rm -rf /)",
+        config: "bypassAll",
+        expected: "ask",
+        // FOUND: the command name is what the substitution prints; the deny rule sees `echo rm`'s words only
+        // as a guess, and the destruction check not at all.
+        found: "a command name printed by a substitution is not judged"
+      },
+      {
+        line: "a=(rm -rf /); \"${a[@]}\"",
+        config: "bypassAll",
+        expected: "ask",
+        // FOUND: an array the line assigns, run as the command.
+        found: "an array the line assigns is not read as the command it runs"
+      },
+      {
+        line: "awk 'BEGIN{system(\"rm -rf /\")}'",
+        config: "bypassAll",
+        expected: "ask",
+        // FOUND: awk's system() runs sh; interpreters' code is not read (python3 -c, perl -e, node -e alike).
+        found: "interpreters' code is not read"
+      }
+    ])
+  })
+
   describe("deny rules see every reading bash could make", () => {
     run([
       { line: "make <<EOF; rm x\nbody\nEOF", config: "default", expected: "deny:rule" },

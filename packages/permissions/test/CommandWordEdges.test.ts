@@ -32,7 +32,22 @@ describe("command words at their edges", () => {
       ["{a,b\\}c}", ["a", "b\\}c"]],
       ["{{a}b,c}", ["{a}b", "c"]],
       ["r{m,}", ["rm", "r"]],
-      ["plain", ["plain"]]
+      ["plain", ["plain"]],
+      // Sequence expressions: numbers (padded when a bound is), letters, either way, with a step.
+      ["{r..r}m", ["rm"]],
+      ["r{l..n}", ["rl", "rm", "rn"]],
+      ["{1..3}", ["1", "2", "3"]],
+      ["{3..1}", ["3", "2", "1"]],
+      ["{-1..1}", ["-1", "0", "1"]],
+      ["{01..10..3}", ["01", "04", "07", "10"]],
+      ["{a..e..2}", ["a", "c", "e"]],
+      ["{a..c..-1}", ["a", "b", "c"]],
+      ["x{1..2}{a..b}", ["x1a", "x1b", "x2a", "x2b"]],
+      ["{1..3..0}", ["1", "2", "3"]],
+      // Not sequences: read as written.
+      ["{1..}", ["{1..}"]],
+      ["{a..1}", ["{a..1}"]],
+      ["{ab..c}", ["{ab..c}"]]
     ]
     for (const [word, expected] of table) assert.deepStrictEqual(WordFields.braceExpand(word), expected, word)
   })
@@ -52,6 +67,9 @@ describe("command words at their edges", () => {
     assert.deepStrictEqual(WordFields.braceExpand(braces), [braces])
     const sixteen = `{${"{x}".repeat(15)}a,b}`
     assert.deepStrictEqual(WordFields.braceExpand(sixteen).length, 2)
+    // A sequence stops at the bound too, however long it is written to be.
+    assert.strictEqual(WordFields.braceExpand("{1..99999999999}").length, 64)
+    assert.strictEqual(WordFields.braceExpand("x{1..9}{1..9}").length, 64)
   })
 
   it.effect("ANSI-C quoting: every escape bash decodes, so the command it names is seen", () =>
