@@ -47,6 +47,15 @@ describe("destructive commands named by a glob or a computed name", () => {
       const why = CommandRisk.destructive(words, location)
       assert.strictEqual(why !== undefined, expected, `${words.join(" ")}: ${why}`)
     }
+    // The reason names the program the name could be, and what it would do.
+    assert.strictEqual(
+      CommandRisk.destructive(["/bin/r[m]", "-rf", "/"], location),
+      "its command could be rm: it removes / recursively"
+    )
+    assert.strictEqual(
+      CommandRisk.destructive(["/sbin/reb??t"], location),
+      "its command could be reboot: it stops the machine"
+    )
   })
 
   it.effect("they reach a person in bypassPermissions; the same names with harmless words run", () =>
