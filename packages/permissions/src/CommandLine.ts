@@ -338,6 +338,7 @@ const sourceDoubt = (source: string): string | undefined => {
 }
 
 const closed = /([<>])&-/g
+const braced = /(^|[;&|(\n]\s*)\{(?=[^\s}])/g
 
 const bashVariants = (source: string): ReadonlyArray<string> => {
   const variants = new Set<string>()
@@ -355,11 +356,11 @@ const bashVariants = (source: string): ReadonlyArray<string> => {
   // A `{` that starts a command's first word with no blank after it is no group to bash (its `{` is a
   // word of its own): `{r..r}m -rf /` runs `rm`. The grammar opens a group there; behind `command`
   // the word is read as a word, braces expanded.
-  const braced = /(^|[;&|(\n]\s*)\{(?=[^\s}])/g
-  if (braced.test(source)) variants.add(source.replace(braced, "$1command {"))
+  variants.add(source.replace(braced, "$1command {"))
   // The grammar takes the word after `>&-` (a descriptor closed) for an error or for its destination,
   // and loses the words after it (`sudo 2>&- rm -rf /`); as a duplication (`2>&0`) it reads them.
-  if (/[<>]&-/.test(source)) variants.add(source.replace(closed, "$1&0"))
+  variants.add(source.replace(closed, "$1&0"))
+  // A rewrite that changed nothing is the line itself, already read.
   variants.delete(source)
   return [...variants]
 }

@@ -150,6 +150,10 @@ export const wordNodes = (command: BashSyntax.SyntaxNode): ReadonlyArray<BashSyn
   return out
 }
 
+/** A command node's words as bash makes them, as far as the line tells. */
+const wordsOf = (command: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> =>
+  wordNodes(command).flatMap((node) => WordFields.fieldsOf(node, env))
+
 /**
  * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`,
  * `{ cat <<EOF … } | sh`, `echo … | cat | sh`: what an earlier stage prints,
@@ -207,7 +211,7 @@ const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: 
     }
     if (node.type === "heredoc_body") scripts.push(node.text)
     if (node.type === "command") {
-      const words = wordNodes(node).flatMap((word) => WordFields.fieldsOf(word, env))
+      const words = wordsOf(node, env)
       const name = words[0]
       if (name === "echo" || name === "printf") {
         scripts.push(words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "))
@@ -232,7 +236,7 @@ const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: 
 export const commandWords = (stage: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> | undefined => {
   const command = stage.type === "command" ? stage : stage.namedChildren.find((c) => c.type === "command")
   if (command === undefined) return undefined
-  return wordNodes(command).flatMap((node) => WordFields.fieldsOf(node, env))
+  return wordsOf(command, env)
 }
 
 export const commandReadings = (
@@ -242,7 +246,7 @@ export const commandReadings = (
   readings: ReadingSet.Readings,
   depth: number
 ): void => {
-  const words = wordNodes(node).flatMap((word) => WordFields.fieldsOf(word, env))
+  const words = wordsOf(node, env)
   const stdin: Array<string> = []
   for (const child of node.children) {
     if (child.type !== "herestring_redirect") continue
