@@ -249,6 +249,11 @@ export const commandReadings = (
   const words = wordsOf(node, env)
   const stdin: Array<string> = []
   for (const child of node.children) {
+    // `bash <(echo …)`, `source <(cat <<EOF …)`: a shell's script file is what a process
+    // substitution prints, read as a pipe's (a shell's words say which operand it reads).
+    if (child.type === "process_substitution" && child.text.startsWith("<(")) {
+      stdin.push(...printedBy(child, env, readings).scripts)
+    }
     if (child.type !== "herestring_redirect") continue
     const value = child.namedChildren.at(-1)
     if (value !== undefined) stdin.push(WordFields.fieldsOf(value, env).join(" "))

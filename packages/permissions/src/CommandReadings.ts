@@ -273,6 +273,22 @@ export const collectReadings = (
         }
         break
       }
+      case "raw_string":
+      case "ansi_c_string":
+        // In arithmetic, a subscript or a `${…}` operand single quotes do not stop a substitution:
+        // `(( i='$(cmd)' ))`, `a['$(cmd)']=1` and `"${x:-'$(cmd)'}"` run `cmd`.
+        if (quotesDoNotHold(node)) {
+          EmbeddedScripts.substitutionReadings(analyse, WordFields.fieldsOf(node, env).join(" "), readings, depth)
+        }
+        break
+      case "expansion":
+        // `${x:'$(cmd)'}`: the grammar ends the expansion at the `:` and reads the rest as another
+        // word, where bash reads an arithmetic offset to the `}`.
+        if (node.children.at(-1)?.type === "}" && node.children.at(-1)!.text === "" && node.parent !== null) {
+          const rest = node.parent.text.slice(node.startIndex - node.parent.startIndex)
+          EmbeddedScripts.substitutionReadings(analyse, rest, readings, depth)
+        }
+        break
       case "file_redirect": {
         const operator = node.children.find((c) => !c.isNamed)?.type ?? ""
         const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1)
@@ -296,6 +312,35 @@ export const collectReadings = (
 }
 
 const maxNesting = 200
+
+/** The constructs whose text bash evaluates as arithmetic or an expansion's operand, quotes and all. */
+const evaluatedTypes = new Set(["arithmetic_expansion", "c_style_for_statement", "subscript", "expansion"])
+/** The nodes between a quoted string and the construct that decides what its quotes mean. */
+const expressionTypes = new Set([
+  "concatenation",
+  "binary_expression",
+  "unary_expression",
+  "ternary_expression",
+  "parenthesized_expression",
+  "postfix_expression",
+  "ERROR"
+])
+
+/**
+ * Whether a single-quoted (or `$'…'`) string sits where bash does not take
+ * its quotes as quotes: arithmetic (`((…))`, `$((…))`, `$[…]`, a C-style
+ * `for`), an array subscript, or the operand of a `${…}` (which, in double
+ * quotes, keeps single quotes as characters). Unquoted, a `${x:-'…'}`
+ * operand is quoted after all: reading it too only adds a reading.
+ */
+const quotesDoNotHold = (node: BashSyntax.SyntaxNode): boolean => {
+  if (!/[$`]/.test(node.text)) return false
+  let context = node.parent
+  while (context !== null && expressionTypes.has(context.type)) context = context.parent
+  if (context === null) return false
+  return evaluatedTypes.has(context.type) ||
+    (context.type === "compound_statement" && context.firstChild?.type === "((")
+}
 
 /** Whether the grammar met a parse error on a here-document's start line, after its delimiter. */
 const startLineBroken = (heredoc: BashSyntax.SyntaxNode): boolean => {

@@ -67,10 +67,27 @@ export const shell: WrapperStep.Handler = (words) => {
   if (command) return operands.length === 0 ? WrapperStep.nothing : WrapperStep.runsScript(operands[0]!)
   // A script file runs commands the words do not show, as an allow rule naming it accepts;
   // but a script file that is standard input (`sh /dev/stdin <<< …`) is the input read as a script.
-  return stdin || operands.length === 0 || stdinFiles.has(operands[0]!) ? WrapperStep.stdinShell : WrapperStep.nothing
+  return stdin || operands.length === 0 || readsInput(operands[0]!) ? WrapperStep.stdinShell : WrapperStep.nothing
 }
 
 const stdinFiles: ReadonlySet<string> = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
+
+/**
+ * Whether a script file is input the line feeds: standard input, or a
+ * process substitution (`bash <(echo …)`), whose output the caller reads as
+ * it reads a pipe's.
+ */
+const readsInput = (file: string): boolean => stdinFiles.has(file) || (file.startsWith("<(") && file.endsWith(")"))
+
+/**
+ * `source FILE` and `. FILE` run a file's commands in this shell: the file
+ * the words name is unknown (`EvaluatingBuiltins` says so), but standard
+ * input or a process substitution is what the line feeds it.
+ */
+export const source: WrapperStep.Handler = (words) => {
+  const file = words[1] === "--" ? words[2] : words[1]
+  return file !== undefined && readsInput(file) ? WrapperStep.stdinShell : WrapperStep.nothing
+}
 
 export const evalHandler: WrapperStep.Handler = (words) => {
   const args = words[1] === "--" ? words.slice(2) : words.slice(1)

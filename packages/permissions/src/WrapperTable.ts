@@ -39,6 +39,8 @@ export const handlers: ReadonlyMap<string, WrapperStep.Handler> = new Map([
   ["zsh", ShellWrappers.shell],
   ["dash", ShellWrappers.shell],
   ["ksh", ShellWrappers.shell],
+  ["source", ShellWrappers.source],
+  [".", ShellWrappers.source],
   ["eval", ShellWrappers.evalHandler],
   ["exec", ShellWrappers.execHandler],
   ["command", ShellWrappers.command],

@@ -316,41 +316,37 @@ describe("CommandLine attack", () => {
       { line: "{rm,} -rf /", config: "bypassAll", expected: "ask" },
       { line: "r{l..n} -rf /", config: "bypassAll", expected: "ask" },
       { line: "ls {a..c}.txt", config: "default", expected: "ask" },
-      {
-        line: "echo \"${x:-'$(rm -rf /)'}\"",
-        config: "bypass",
-        expected: "deny:rule",
-        // FOUND: within a double-quoted expansion's operand a single quote is a character; bash runs the `$(…)`.
-        found: "single quotes in a double-quoted ${x:-…} do not quote"
-      },
-      {
-        line: "(( i='$(rm -rf /)' ))",
-        config: "bypass",
-        expected: "deny:rule",
-        // FOUND: arithmetic reads single quotes as characters after expanding `$(…)`.
-        found: "single quotes in arithmetic do not quote"
-      },
-      {
-        line: "a['$(rm -rf /)']=1",
-        config: "bypass",
-        expected: "deny:rule",
-        // FOUND: an indexed array's subscript is arithmetic: the same.
-        found: "single quotes in an assigned subscript do not quote"
-      },
-      {
-        line: "bash <(echo rm -rf /)",
-        config: "bypass",
-        expected: "deny:rule",
-        // FOUND: a shell reads the script a process substitution prints, as it reads a pipe's.
-        found: "a shell's script from a process substitution is not read"
-      },
-      {
-        line: "source /dev/stdin <<< 'rm -rf /'",
-        config: "bypass",
-        expected: "deny:rule",
-        // FOUND: `source /dev/stdin` reads its here-string as a script.
-        found: "source /dev/stdin reads its input as a script"
-      },
+      // Single quotes do not quote in arithmetic, a subscript or a double-quoted `${…}` operand:
+      // bash runs the `$(…)` (each checked in bash 5.2 with a stub `rm`).
+      { line: "echo \"${x:-'$(rm -rf /)'}\"", config: "bypass", expected: "deny:rule" },
+      { line: "echo \"${x-'$(rm -rf /)'}\"", config: "bypass", expected: "deny:rule" },
+      { line: "echo \"${x:=$'$(rm -rf /)'}\"", config: "bypass", expected: "deny:rule" },
+      { line: "(( i='$(rm -rf /)' ))", config: "bypass", expected: "deny:rule" },
+      { line: "(( i=$'$(rm -rf /)' ))", config: "bypass", expected: "deny:rule" },
+      { line: "(( (1 + '`rm -rf /`') ))", config: "bypass", expected: "deny:rule" },
+      { line: "echo $(( '$(rm -rf /)' ))", config: "bypass", expected: "deny:rule" },
+      { line: "echo $[ '$(rm -rf /)' ]", config: "bypass", expected: "deny:rule" },
+      { line: "for (( i='$(rm -rf /)'; i<1; i++ )); do :; done", config: "bypass", expected: "deny:rule" },
+      { line: "a['$(rm -rf /)']=1", config: "bypass", expected: "deny:rule" },
+      { line: "echo ${x['$(rm -rf /)']}", config: "bypass", expected: "deny:rule" },
+      { line: "echo \"${#x[$'$(rm -rf /)']}\"", config: "bypass", expected: "deny:rule" },
+      { line: "echo ${x:'$(rm -rf /)'}", config: "bypass", expected: "deny:rule" },
+      { line: "echo ${x:1:'$(rm -rf /)'}", config: "bypass", expected: "deny:rule" },
+      { line: "(( i='$(rm -rf /)' ))", config: "bypassAll", expected: "ask" },
+      // …where they do quote, the text is only text.
+      { line: "echo '$(rm -rf /)'", config: "bypassAll", expected: "allow:mode" },
+      { line: "x=(1); echo \"${x[0]}\" '$(rm -rf /)'", config: "bypassAll", expected: "allow:mode" },
+      // A shell or `source` reads a process substitution's output, or its standard input, as its script.
+      { line: "bash <(echo rm -rf /)", config: "bypass", expected: "deny:rule" },
+      { line: "sudo sh <(printf 'rm -rf /')", config: "bypass", expected: "deny:rule" },
+      { line: "source <(echo rm -rf /)", config: "bypass", expected: "deny:rule" },
+      { line: ". <(cat <<EOF\nrm -rf /\nEOF\n)", config: "bypass", expected: "deny:rule" },
+      { line: "source /dev/stdin <<< 'rm -rf /'", config: "bypass", expected: "deny:rule" },
+      { line: ". -- /dev/fd/0 <<EOF\nrm -rf /\nEOF", config: "bypass", expected: "deny:rule" },
+      { line: "source /dev/stdin <<< 'rm -rf /'", config: "bypassAll", expected: "ask" },
+      { line: "bash <(echo rm -rf /)", config: "bypassAll", expected: "ask" },
+      // …and not what it only reads as data.
+      { line: "diff <(echo rm -rf /) b", config: "bypassAll", expected: "allow:mode" },
       {
         line: "$(echo rm -rf /)",
         config: "bypassAll",
