@@ -276,6 +276,16 @@ export const commandReadings = (
     else EmbeddedScripts.scriptReadings(analyse, reading.script, readings, depth, reading.guess === true)
   }
   readings.add(words)
+  // `$(echo rm -rf /)`, `` `printf rm` -rf / ``: bash runs what the substitution prints as the
+  // command's name and first words; the rest of the command follows as written.
+  const name = node.childForFieldName("name")
+  const named = name?.firstChild
+  if (named?.type === "command_substitution" && named.text === name!.text) {
+    const rest = node.text.slice(name!.endIndex - node.startIndex)
+    for (const printed of printedBy(named, env, readings).scripts) {
+      EmbeddedScripts.scriptReadings(analyse, `${printed} ${rest}`, readings, depth)
+    }
+  }
   if (unwrapped.mayReadStdinScript) {
     for (const script of stdin) {
       EmbeddedScripts.scriptReadings(analyse, script, readings, depth, !unwrapped.readsStdinScript)

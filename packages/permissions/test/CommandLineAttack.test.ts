@@ -347,14 +347,12 @@ describe("CommandLine attack", () => {
       { line: "bash <(echo rm -rf /)", config: "bypassAll", expected: "ask" },
       // …and not what it only reads as data.
       { line: "diff <(echo rm -rf /) b", config: "bypassAll", expected: "allow:mode" },
-      {
-        line: "$(echo rm -rf /)",
-        config: "bypassAll",
-        expected: "ask",
-        // FOUND: the command name is what the substitution prints; the deny rule sees `echo rm`'s words only
-        // as a guess, and the destruction check not at all.
-        found: "a command name printed by a substitution is not judged"
-      },
+      // A command name a substitution prints is the command bash runs.
+      { line: "$(echo rm -rf /)", config: "bypassAll", expected: "ask" },
+      { line: "`printf 'rm -rf'` /", config: "bypassAll", expected: "ask" },
+      { line: "$(echo sudo rm) -rf ~", config: "bypassAll", expected: "ask" },
+      { line: "$(echo rm) -rf /", config: "bypass", expected: "deny:rule" },
+      { line: "$(echo ls) -la", config: "bypassAll", expected: "allow:mode" },
       {
         line: "a=(rm -rf /); \"${a[@]}\"",
         config: "bypassAll",
