@@ -181,10 +181,29 @@ export const collectReadings = (
         const name = node.childForFieldName("name")?.text
         const value = node.childForFieldName("value")
         if (name !== undefined) {
-          const assigned = value === null ? "" : WordFields.fieldsOf(value, env).join(" ").slice(0, maxValue)
-          env.set(name, assigned)
-          // One that may not take effect leaves the value before it as the other reading.
-          if (!noneSure && inForce(node)) sure.set(name, assigned)
+          // An array (`a=(rm -rf /)`) is kept whole under `a[@]` and its first element as `$a`;
+          // `a+=(…)` adds to what the line gave it.
+          const elements = value?.type === "array"
+            ? value.namedChildren.flatMap((element) => WordFields.fieldsOf(element, env))
+            : undefined
+          const appends = node.children.some((c) => c.type === "+=")
+          const assigned = value === null
+            ? ""
+            : elements !== undefined
+            ? elements[0] ?? ""
+            : WordFields.fieldsOf(value, env).join(" ").slice(0, maxValue)
+          const entries: Array<[string, string]> = [[name, assigned]]
+          if (elements !== undefined) {
+            const before = appends ? env.get(`${name}[@]`) : undefined
+            const all = [...(before === undefined ? [] : [before]), ...elements].join(" ").slice(0, maxValue)
+            entries.push([`${name}[@]`, all])
+            if (appends && before !== undefined) entries.shift()
+          }
+          for (const [key, held] of entries) {
+            env.set(key, held)
+            // One that may not take effect leaves the value before it as the other reading.
+            if (!noneSure && inForce(node)) sure.set(key, held)
+          }
         }
         // A value may be evaluated later as arithmetic (`$((x))`) or a prompt (`${x@P}`).
         if (value !== null) EmbeddedScripts.substitutionReadings(analyse, value.text, readings, depth)

@@ -35,8 +35,15 @@ export const fieldsOf = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<s
     case "ansi_c_string":
       return [decodeAnsiC(node.text.replace(/^\$'|'$/g, ""))]
     case "string":
-    case "translated_string":
+    case "translated_string": {
+      // `"${a[@]}"` is one field per element.
+      const inner = node.namedChildren
+      if (inner.length === 1 && inner[0]!.type === "expansion" && node.text === `"${inner[0]!.text}"`) {
+        const elements = env.has("IFS") ? undefined : arrayValue(inner[0]!, env)
+        if (elements !== undefined) return splitFields(elements)
+      }
       return [quotedValue(node, env)]
+    }
     case "simple_expansion":
     case "expansion":
       return piecesFields(expansionPieces(node, env))
@@ -140,8 +147,26 @@ const operandPieces = (node: BashSyntax.SyntaxNode, from: number, to: number, en
   return pieces
 }
 
+/**
+ * The elements of an array the line assigned (`a=(rm -rf /)`), for
+ * `${a[@]}` and `${a[*]}` with no operator: joined with blanks, which split
+ * them again (an element that holds a blank becomes two fields, one reading
+ * more). `undefined` when the expansion is no such thing.
+ */
+const arrayValue = (node: BashSyntax.SyntaxNode, env: Env): string | undefined => {
+  const subscript = node.namedChildren.find((c) => c.type === "subscript")
+  if (subscript === undefined || node.children.some((c) => !c.isNamed && !/^(?:\$\{|\})$/.test(c.type))) {
+    return undefined
+  }
+  const name = subscript.namedChildren.find((c) => c.type === "variable_name")?.text
+  const index = subscript.childForFieldName("index")?.text ?? subscript.namedChildren.at(-1)?.text
+  return name !== undefined && (index === "@" || index === "*") ? env.get(`${name}[@]`) : undefined
+}
+
 const expansionPieces = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<Piece> => {
   const name = node.namedChildren.find((c) => c.type === "variable_name" || c.type === "special_variable_name")
+  const elements = name === undefined && !env.has("IFS") ? arrayValue(node, env) : undefined
+  if (elements !== undefined) return [{ text: elements, split: true }]
   if (name === undefined) return plain(node.text)
   if (name.text === "IFS") return plain(" ")
   // A changed IFS splits words where the engine cannot follow: the value is unknown.

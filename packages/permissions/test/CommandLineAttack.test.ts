@@ -353,13 +353,12 @@ describe("CommandLine attack", () => {
       { line: "$(echo sudo rm) -rf ~", config: "bypassAll", expected: "ask" },
       { line: "$(echo rm) -rf /", config: "bypass", expected: "deny:rule" },
       { line: "$(echo ls) -la", config: "bypassAll", expected: "allow:mode" },
-      {
-        line: "a=(rm -rf /); \"${a[@]}\"",
-        config: "bypassAll",
-        expected: "ask",
-        // FOUND: an array the line assigns, run as the command.
-        found: "an array the line assigns is not read as the command it runs"
-      },
+      // An array the line assigns, run as the command.
+      { line: "a=(rm -rf /); \"${a[@]}\"", config: "bypassAll", expected: "ask" },
+      { line: "a=(rm -rf); a+=(/); ${a[*]}", config: "bypassAll", expected: "ask" },
+      { line: "declare -a a=(sudo rm -rf ~); \"${a[@]}\"", config: "bypassAll", expected: "ask" },
+      { line: "a=(rm -rf /); \"${a[@]}\"", config: "bypass", expected: "deny:rule" },
+      { line: "a=(ls -la); \"${a[@]}\"", config: "bypassAll", expected: "allow:mode" },
       {
         line: "awk 'BEGIN{system(\"rm -rf /\")}'",
         config: "bypassAll",
