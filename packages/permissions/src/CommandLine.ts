@@ -238,6 +238,7 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
   }
   let commands: ReadonlyArray<Command> = []
   let simple = false
+  let splitAgain: string | undefined
   const tree = parser.parse(source)
   if (tree === null) {
     CommandReadings.lexicalReadings(source, readings)
@@ -256,10 +257,16 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
   try {
     const root = tree.rootNode
     CommandReadings.collectReadings(analyse, root, readings, depth)
-    const across = commandAcrossLines(root, source)
+    const breaks = breaksInCommands(root, source)
+    const across = breaks.length > 0
     if (across) {
       doubts.push(acrossLines)
       CommandReadings.lexicalReadings(source, readings)
+      // …and read again with each such command ended where bash ends it, quotes kept
+      // (the lexical reading splits `'a b'`).
+      let ended = source
+      for (const at of [...breaks].sort((a, b) => b - a)) ended = `${ended.slice(0, at)};${ended.slice(at)}`
+      splitAgain = ended
     }
     if (root.hasError) doubts.push("it does not parse as bash")
     else if (unsafe === undefined && !across) {
@@ -279,7 +286,7 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
   // backslash-newlines before it reads a word; the grammar loses the words
   // after a descriptor closed (`2>&-`); a line that starts with a backslash
   // is a command of its own to bash, not to the grammar.
-  for (const variant of bashVariants(source)) {
+  for (const variant of splitAgain === undefined ? bashVariants(source) : [...bashVariants(source), splitAgain]) {
     const again = parser.parse(variant)
     if (again === null) continue
     try {
@@ -306,23 +313,27 @@ const dedupe = (items: ReadonlyArray<string>) => [...new Set(items)]
 const acrossLines = "the grammar reads words from two lines as one command, where bash ends it at the line break"
 
 /**
- * Whether the grammar put words from two lines in one command: after a pipeline of three stages
+ * Where the grammar put words from two lines in one command: after a pipeline of three stages
  * it reads `a | b | c⏎rm -rf / && d` as `c rm -rf /`, where bash runs `rm -rf /`. A line break
- * between two of a command's parts, not escaped by a backslash, is never bash's reading.
+ * between two of a command's parts, not escaped by a backslash, is never bash's reading: the
+ * offset of each such line break.
  */
-const commandAcrossLines = (root: BashSyntax.SyntaxNode, source: string): boolean => {
+const breaksInCommands = (root: BashSyntax.SyntaxNode, source: string): ReadonlyArray<number> => {
+  const breaks: Array<number> = []
   const stack = [root]
   while (stack.length > 0) {
     const node = stack.pop()!
     const children = node.children
     if (node.type === "command") {
       for (let i = 1; i < children.length; i++) {
-        if (/(?:^|[^\\])\n/.test(source.slice(children[i - 1]!.endIndex, children[i]!.startIndex))) return true
+        const from = children[i - 1]!.endIndex
+        const gap = /(?:^|[^\\])\n/.exec(source.slice(from, children[i]!.startIndex))
+        if (gap !== null) breaks.push(from + gap.index + gap[0].length - 1)
       }
     }
     for (const child of children) stack.push(child)
   }
-  return false
+  return breaks
 }
 
 /** Bytes the grammar and bash may read differently, or that hide what runs from the person reading the line. */

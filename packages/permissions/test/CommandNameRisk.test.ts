@@ -127,6 +127,11 @@ describe("a command the grammar joins to the line before", () => {
         lines.slice(0, 2)
       )
       assert.deepStrictEqual(denied, all(lines.slice(0, 2), "deny:rule"))
+      // Found by the law in CommandLine.test (seed 91365597): a quoted word on the joined line
+      // keeps its blank; the lexical reading alone split it (`a 'a b'` read as `a a b`).
+      const quoted = service.analyse("a | a | a 'a b'\nrm 'x y' && a")
+      assert.deepInclude(quoted.readings, ["a", "a b"])
+      assert.deepInclude(quoted.readings, ["rm", "x y"])
       // A backslash-newline joins the lines for bash too: no misreading there.
       const joined = service.analyse("ls | cat | cat \\\n-n && ls")
       assert.notInclude(joined.doubts.join(), "two lines as one command")
