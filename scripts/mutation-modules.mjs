@@ -58,6 +58,7 @@ export const modules = {
       "packages/permissions/src/LexicalReadings.ts",
       "packages/permissions/src/CommandNodeReadings.ts",
       "packages/permissions/src/CommandRisk.ts",
+      "packages/permissions/src/InterpreterCode.ts",
       // Where a `cd`, `pushd` or `env -C` leaves the commands after it: the
       // destructive-target check reads every such directory.
       { file: "packages/permissions/src/ReadReach.ts", from: "const expandHome", to: "export const namedPaths" }
@@ -66,6 +67,7 @@ export const modules = {
       "packages/permissions/test/CommandLine.test.ts",
       "packages/permissions/test/Readings21.test.ts",
       "packages/permissions/test/WordsAfterRedirection.test.ts",
+      "packages/permissions/test/InterpreterCode.test.ts",
       "packages/permissions/test/Engine.test.ts",
       "packages/permissions/test/IssueReproductions.test.ts",
       "packages/permissions/test/*Command*.test.ts",

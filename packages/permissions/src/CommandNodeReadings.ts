@@ -9,6 +9,7 @@
  */
 import type * as BashSyntax from "./BashSyntax.js"
 import * as EmbeddedScripts from "./EmbeddedScripts.js"
+import * as InterpreterCode from "./InterpreterCode.js"
 import type * as ReadingSet from "./ReadingSet.js"
 import * as WordFields from "./WordFields.js"
 import * as Wrappers from "./Wrappers.js"
@@ -272,8 +273,13 @@ export const commandReadings = (
   if (stripped !== words) readings.add(stripped)
   const unwrapped = Wrappers.unwrap(stripped)
   for (const reading of unwrapped.readings) {
-    if (reading._tag === "Words") readings.add(reading.words, reading.guess === true)
-    else EmbeddedScripts.scriptReadings(analyse, reading.script, readings, depth, reading.guess === true)
+    if (reading._tag === "Words") {
+      readings.add(reading.words, reading.guess === true)
+      // An interpreter's code may hand a string to a shell: each a guess (see InterpreterCode).
+      const code = InterpreterCode.shellLines(reading.words)
+      if (code.unread) readings.open ??= "an interpreter's code holds more strings than the engine reads"
+      for (const line of code.lines) EmbeddedScripts.scriptReadings(analyse, line, readings, depth, true)
+    } else EmbeddedScripts.scriptReadings(analyse, reading.script, readings, depth, reading.guess === true)
   }
   readings.add(words)
   // `$(echo rm -rf /)`, `` `printf rm` -rf / ``: bash runs what the substitution prints as the

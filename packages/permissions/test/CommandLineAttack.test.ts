@@ -359,13 +359,37 @@ describe("CommandLine attack", () => {
       { line: "declare -a a=(sudo rm -rf ~); \"${a[@]}\"", config: "bypassAll", expected: "ask" },
       { line: "a=(rm -rf /); \"${a[@]}\"", config: "bypass", expected: "deny:rule" },
       { line: "a=(ls -la); \"${a[@]}\"", config: "bypassAll", expected: "allow:mode" },
+      // An interpreter's code hands strings to a shell: each string (and all of them joined) is a guess.
+      { line: "awk 'BEGIN{system(\"rm -rf /\")}'", config: "bypassAll", expected: "ask" },
+      { line: "gawk 'BEGIN { \"rm\" \" -rf /\" | getline }'", config: "bypassAll", expected: "ask" },
+      { line: "perl -e '`rm -rf /`'", config: "bypassAll", expected: "ask" },
+      { line: "perl -le 'print qx{rm -rf ~}'", config: "bypassAll", expected: "ask" },
+      { line: "python3 -c 'import os; os.system(\"rm -rf /\")'", config: "bypassAll", expected: "ask" },
       {
-        line: "awk 'BEGIN{system(\"rm -rf /\")}'",
+        line: "python3 -c 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'",
         config: "bypassAll",
-        expected: "ask",
-        // FOUND: awk's system() runs sh; interpreters' code is not read (python3 -c, perl -e, node -e alike).
-        found: "interpreters' code is not read"
-      }
+        expected: "ask"
+      },
+      { line: "/usr/bin/python3.12 -c \"__import__('os').system('rm -rf /')\"", config: "bypassAll", expected: "ask" },
+      { line: "node -e 'require(\"child_process\").execSync(\"rm -rf /\")'", config: "bypassAll", expected: "ask" },
+      { line: "sudo ruby -e 'system %q(x); `rm -rf /`'", config: "bypassAll", expected: "ask" },
+      { line: "env php -r 'shell_exec(\"rm -rf /\");'", config: "bypassAll", expected: "ask" },
+      { line: "python3 -c 'import os; os.system(\"rm -rf /tmp/x\")'", config: "bypass", expected: "deny:rule" },
+      // …and code whose strings run nothing destructive is left to run.
+      {
+        line: "python3 -c \"print('tests passed'); print(\\\"it's done\\\")\"",
+        config: "bypassAll",
+        expected: "allow:mode"
+      },
+      { line: "awk -F, '{ print $1 \" \" $2 }' data.csv", config: "bypassAll", expected: "allow:mode" },
+      // Code past what the engine reads (65 strings) leaves the line open: asked about in every mode.
+      {
+        line: `python3 -c '${Array.from({ length: 65 }, () => "\"x\"").join(",")}; import os; os.system("rm -rf /")'`,
+        config: "bypassAll",
+        expected: "ask"
+      },
+      // A string that only reads like a destructive command asks too: the cost of not parsing five languages.
+      { line: "node -e 'console.log(\"rm -rf / is a bad idea\".length)'", config: "bypassAll", expected: "ask" }
     ])
   })
 

@@ -1,0 +1,86 @@
+import { assert, describe, it } from "@effect/vitest"
+import { FastCheck } from "effect"
+import * as InterpreterCode from "../src/InterpreterCode.js"
+
+const lines = (words: ReadonlyArray<string>) => InterpreterCode.shellLines(words).lines
+
+describe("InterpreterCode", () => {
+  it("reads every kind of string literal, escapes removed, an unclosed one to the end", () => {
+    assert.deepStrictEqual(InterpreterCode.stringLiterals(`a "b\\"c" 'd' \`e\` qx{f} qx(g) %x[h] qx<i> "j`), [
+      "b\"c",
+      "d",
+      "e",
+      "f",
+      "g",
+      "h",
+      "i",
+      "j"
+    ])
+    assert.deepStrictEqual(InterpreterCode.stringLiterals(`"a\\nb\\tc\\\\"`), ["a\nb\tc\\"])
+    // `qx` needs a bracket; `%` and `q` alone open nothing.
+    assert.deepStrictEqual(InterpreterCode.stringLiterals("qx y %q(z) 100%x"), [])
+    assert.deepStrictEqual(InterpreterCode.stringLiterals(`"a" "b" "c"`, 2), ["a", "b"])
+    assert.deepStrictEqual(InterpreterCode.stringLiterals(`"" ''`), ["", ""])
+  })
+
+  it("hands on an interpreter's literals, joined with and without blanks first; nothing for other programs", () => {
+    assert.deepStrictEqual(lines(["python3", "-c", `run(["rm", "-rf", "/"])`]), [
+      "rm -rf /",
+      "rm-rf/",
+      "rm",
+      "-rf",
+      "/"
+    ])
+    assert.deepStrictEqual(lines(["awk", `BEGIN{system("rm -rf /")}`]), ["rm -rf /"])
+    assert.deepStrictEqual(lines(["/usr/local/bin/gawk", `{print "a" "b"}`]), ["a b", "ab", "a", "b"])
+    for (
+      const name of [
+        "perl5.36",
+        "python3.12",
+        "pypy3",
+        "ruby3.2",
+        "nodejs",
+        "deno",
+        "bun",
+        "php8.2",
+        "lua5.4",
+        "mawk",
+        "nawk"
+      ]
+    ) {
+      assert.deepStrictEqual(lines([name, `"x"`]), ["x"], name)
+    }
+    for (const name of ["grep", "echo", "sed", "pythonic", "xawk", "nodes"]) {
+      assert.deepStrictEqual(lines([name, `"rm -rf /"`]), [], name)
+    }
+    // Blank literals are no command, but keep their place in the joined lines.
+    assert.deepStrictEqual(lines(["perl", `print "" . " "`]), [])
+    assert.deepStrictEqual(lines(["perl", `"rm" . " " . "-rf"`]), ["rm   -rf", "rm -rf", "rm", "-rf"])
+  })
+
+  it("past eight scripts the rest come as one, a line each; past 64 literals or 64 KB the code is unread", () => {
+    const many = Array.from({ length: 10 }, (_, i) => `"c${i}"`).join(",")
+    const folded = lines(["node", many])
+    assert.strictEqual(folded.length, 8)
+    assert.strictEqual(folded.at(-1), ["c5", "c6", "c7", "c8", "c9"].join("\n"))
+    assert.isFalse(InterpreterCode.shellLines(["node", many]).unread)
+    const literals = (n: number) => Array.from({ length: n }, (_, i) => `"c${i}"`).join(",")
+    assert.isFalse(InterpreterCode.shellLines(["node", literals(64)]).unread)
+    const past = InterpreterCode.shellLines(["node", literals(60), literals(5)])
+    assert.isTrue(past.unread)
+    assert.include(past.lines.join("\n"), "c3\n")
+    assert.isFalse(InterpreterCode.shellLines(["node", `"x"${" ".repeat(64 * 1024 - 3)}`]).unread)
+    assert.isTrue(InterpreterCode.shellLines(["node", `"x"${" ".repeat(64 * 1024 - 2)}`]).unread)
+    // Not an interpreter: nothing read, nothing unread.
+    assert.isFalse(InterpreterCode.shellLines(["echo", literals(100)]).unread)
+  })
+
+  it.prop("any text: at most the limit of literals, each no longer than the text", [
+    FastCheck.string({ maxLength: 200 }),
+    FastCheck.integer({ min: 0, max: 10 })
+  ], ([text, limit]) => {
+    const literals = InterpreterCode.stringLiterals(text, limit)
+    assert.isAtMost(literals.length, limit)
+    for (const literal of literals) assert.isAtMost(literal.length, text.length)
+  })
+})
