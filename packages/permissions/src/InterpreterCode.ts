@@ -104,3 +104,28 @@ export const stringLiterals = (text: string, limit = maxLiterals): ReadonlyArray
   }
   return out
 }
+
+/** The words an interpreter answers without running a program. */
+const asksOnly: ReadonlySet<string> = new Set(["--version", "-version", "-v", "-V", "--help", "-h"])
+
+/**
+ * Whether a command runs code its words hold or name, past what a
+ * wildcard in an allow rule was written to cover: any interpreter
+ * (`python3 -c CODE --version` is not a version query), and git given
+ * configuration on its command line (`git -c 'alias.main=!cmd' main`, a
+ * pager, `core.fsmonitor`: each runs a shell command). Such a command is
+ * allowed only by a rule that names the program first and leaves open only
+ * what follows the words it names (`python3 -c:*`, `git:*`), never by
+ * `* --version` or `git * main`.
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const runsOwnCode = (words: ReadonlyArray<string>): boolean => {
+  const name = (words[0] ?? "").replace(/^.*\//, "")
+  // `node --version`, `python3 -V`: a question about the interpreter runs no code.
+  if (interpreter.test(name)) return words.length === 1 || words.slice(1).some((word) => !asksOnly.has(word))
+  // Wherever it stands: telling git's own `-c` from a subcommand's (`commit -c`) needs every
+  // global option's value; a subcommand's `-c` read as git's only asks for a plainer rule.
+  return name === "git" && words.slice(1).some((word) => /^(?:-c|--config-env)/.test(word))
+}

@@ -267,6 +267,13 @@ export interface CommandPattern {
   readonly exact: ReadonlyArray<string> | undefined
   /** The command's name, when the pattern spells it out (`git` for `git * main`). */
   readonly head: string | undefined
+  /**
+   * Whether every wildcard is one trailing word (`git:*`, `python3 -c *`) or
+   * there is none: what the pattern leaves open comes after all it names.
+   *
+   * @since 0.4.0
+   */
+  readonly prefix: boolean
 }
 
 type PatternWord = ReadonlyArray<string | typeof star>
@@ -390,7 +397,9 @@ export const commandPattern = (specifier: string): Either.Either<CommandPattern,
       : undefined
     const first = words[0]!
     const head = first.every((part) => part !== star) ? first.join("") : undefined
-    return Either.right({ text, regex: new RegExp(`^${source}$`), exact, head })
+    const prefix = words.every((word, i) => i === words.length - 1 ? true : !word.includes(star)) &&
+      (words.at(-1)!.every((part) => part !== star) || isStarWord(words.at(-1)!))
+    return Either.right({ text, regex: new RegExp(`^${source}$`), exact, head, prefix })
   })
 }
 

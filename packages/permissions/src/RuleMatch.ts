@@ -31,6 +31,7 @@ import type * as CallTarget from "./CallTarget.js"
 import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
 import type * as CompiledRule from "./CompiledRule.js"
+import * as InterpreterCode from "./InterpreterCode.js"
 import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
 import * as ShellGlob from "./ShellGlob.js"
@@ -128,6 +129,16 @@ export const restrictiveMatch = (rule: CompiledRule.Compiled, target: CallTarget
 }
 
 /** Allow rules covering one exact command, path or URL; `undefined` when none does. */
+/**
+ * A command that runs code its words hold (an interpreter, `git -c`) is
+ * covered only by a rule that names its program first and leaves open only
+ * what follows (`python3 -c:*`, `git:*`): a wildcard written for
+ * `* --version` or `git * main` never stands for code.
+ */
+const coversOwnCode = (pattern: Rule.CommandPattern, words: ReadonlyArray<string>): boolean =>
+  !InterpreterCode.runsOwnCode(words) ||
+  (pattern.prefix && pattern.head !== undefined && pattern.head === (words[0] ?? "").replace(/^.*\//, ""))
+
 const allowingRule = (
   rules: ReadonlyArray<CompiledRule.Compiled>,
   target: CallTarget.Target,
@@ -141,7 +152,7 @@ const allowingRule = (
         return false
       case "Command":
         return rule.command !== undefined && Either.isRight(rule.command) && words !== undefined &&
-          Rule.matchesCommand(rule.command.right, words) &&
+          Rule.matchesCommand(rule.command.right, words) && coversOwnCode(rule.command.right, words) &&
           (rule.guard === undefined || (where !== undefined && rule.guard(words, where)))
       case "Path": {
         const pattern = rule.path !== undefined && Either.isRight(rule.path) ? rule.path.right : undefined

@@ -46,7 +46,11 @@ const configs = {
   bypassAll: { mode: "bypassPermissions", allow: ["Bash"] },
   dontAskAll: { mode: "dontAsk", allow: ["Bash"] },
   version: { mode: "default", allow: ["Bash(* --version)"], deny },
-  gitMain: { mode: "default", allow: ["Bash(git * main)"], deny }
+  gitMain: { mode: "default", allow: ["Bash(git * main)"], deny },
+  gitAny: { mode: "default", allow: ["Bash(git:*)"], deny },
+  pythonAny: { mode: "default", allow: ["Bash(python3:*)"], deny },
+  pythonC: { mode: "default", allow: ["Bash(python3 -c *)"], deny },
+  pythonStar: { mode: "default", allow: ["Bash(python3 * --check)"], deny }
 } satisfies Record<string, Config>
 
 type ConfigName = keyof typeof configs
@@ -287,21 +291,22 @@ describe("CommandLine attack", () => {
       { line: "rm --version", config: "version", expected: "deny:rule" },
       { line: "bash -c 'ls' --version", config: "version", expected: "allow:rule" },
       { line: "bash -c 'touch x' --version", config: "version", expected: "ask" },
-      {
-        line: "python3 -c 'import os;os.system(\"touch pwned\")' --version",
-        config: "version",
-        expected: "ask",
-        // FOUND: `* --version` covers any command ending in --version, but python -c runs its code and
-        // passes --version to it as sys.argv[1] (checked).
-        found: "python3 -c CODE --version runs CODE"
-      },
-      {
-        line: "git -c 'alias.main=!touch pwned' main",
-        config: "gitMain",
-        expected: "ask",
-        // FOUND: `git * main` covers a git that defines the alias `main` as a shell command and runs it.
-        found: "git -c alias.main=!cmd main runs cmd through sh"
-      }
+      // A wildcard never stands for code a program's words hold: an interpreter's, or git's configuration
+      // (an alias, a pager, core.fsmonitor each run a shell command).
+      { line: "python3 -c 'import os;os.system(\"touch pwned\")' --version", config: "version", expected: "ask" },
+      { line: "python3 evil.py --version", config: "version", expected: "ask" },
+      { line: "/usr/bin/node -e 'x' --version", config: "version", expected: "ask" },
+      { line: "node --version", config: "version", expected: "allow:rule" },
+      { line: "python3 -V --version", config: "version", expected: "allow:rule" },
+      { line: "python3 --version", config: "pythonAny", expected: "allow:rule" },
+      { line: "python3 -c 'print(1)'", config: "pythonAny", expected: "allow:rule" },
+      { line: "python3 -c 'print(1)'", config: "pythonC", expected: "allow:rule" },
+      { line: "python3 x.py --check", config: "pythonStar", expected: "ask" },
+      { line: "git -c 'alias.main=!touch pwned' main", config: "gitMain", expected: "ask" },
+      { line: "git -c core.pager='touch pwned' log main", config: "gitMain", expected: "ask" },
+      { line: "git --config-env=core.fsmonitor=X status main", config: "gitMain", expected: "ask" },
+      { line: "git -c core.pager=cat log main", config: "gitAny", expected: "allow:rule" },
+      { line: "git checkout main", config: "gitMain", expected: "allow:rule" }
     ])
   })
 

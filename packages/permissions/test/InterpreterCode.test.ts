@@ -75,6 +75,29 @@ describe("InterpreterCode", () => {
     assert.isFalse(InterpreterCode.shellLines(["echo", literals(100)]).unread)
   })
 
+  it("runs its own code: an interpreter unless only asked its version or help; git given configuration", () => {
+    const runs = (line: string) => InterpreterCode.runsOwnCode(line.split(" "))
+    for (
+      const line of ["python3", "python3 -c x", "node x.js --version", "/usr/bin/perl -e 1", "awk 1", "ruby -v x.rb"]
+    ) {
+      assert.isTrue(runs(line), line)
+    }
+    for (const line of ["python3 --version", "node -v", "perl -V", "awk --help", "ruby -h", "java -version"]) {
+      assert.isFalse(runs(line), line)
+    }
+    for (
+      const line of [
+        "git -c a.b=c log",
+        "git -cfoo=bar status",
+        "git --config-env=core.pager=X log",
+        "git commit -c HEAD"
+      ]
+    ) {
+      assert.isTrue(runs(line), line)
+    }
+    for (const line of ["git log -C", "git status", "gitk -c x", "echo -c"]) assert.isFalse(runs(line), line)
+  })
+
   it.prop("any text: at most the limit of literals, each no longer than the text", [
     FastCheck.string({ maxLength: 200 }),
     FastCheck.integer({ min: 0, max: 10 })

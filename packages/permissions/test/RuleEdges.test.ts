@@ -246,16 +246,40 @@ describe("Rule syntax at its edges", () => {
   it("a pattern's canonical text, exact words and command name", () => {
     const shape = (text: string) => {
       const p = pattern(text)
-      return { text: p.text, exact: p.exact, head: p.head }
+      return { text: p.text, exact: p.exact, head: p.head, prefix: p.prefix }
     }
-    assert.deepStrictEqual(shape("git   status"), { text: "git status", exact: ["git", "status"], head: "git" })
-    assert.deepStrictEqual(shape("npm test:*"), { text: "npm test:*", exact: undefined, head: "npm" })
-    assert.deepStrictEqual(shape("npm   test  :*"), { text: "npm test:*", exact: undefined, head: "npm" })
-    assert.deepStrictEqual(shape("git * main"), { text: "git * main", exact: undefined, head: "git" })
-    assert.deepStrictEqual(shape("* --version"), { text: "* --version", exact: undefined, head: undefined })
-    assert.deepStrictEqual(shape("g*t status"), { text: "g*t status", exact: undefined, head: undefined })
-    assert.deepStrictEqual(shape("'g'it log"), { text: "git log", exact: ["git", "log"], head: "git" })
-    assert.deepStrictEqual(shape("echo \"a b\""), { text: "echo 'a b'", exact: ["echo", "a b"], head: "echo" })
+    assert.deepStrictEqual(shape("git   status"), {
+      text: "git status",
+      exact: ["git", "status"],
+      head: "git",
+      prefix: true
+    })
+    assert.deepStrictEqual(shape("npm test:*"), { text: "npm test:*", exact: undefined, head: "npm", prefix: true })
+    assert.deepStrictEqual(shape("npm   test  :*"), { text: "npm test:*", exact: undefined, head: "npm", prefix: true })
+    assert.deepStrictEqual(shape("git * main"), { text: "git * main", exact: undefined, head: "git", prefix: false })
+    assert.deepStrictEqual(shape("* --version"), {
+      text: "* --version",
+      exact: undefined,
+      head: undefined,
+      prefix: false
+    })
+    assert.deepStrictEqual(shape("g*t status"), {
+      text: "g*t status",
+      exact: undefined,
+      head: undefined,
+      prefix: false
+    })
+    assert.deepStrictEqual(shape("'g'it log"), { text: "git log", exact: ["git", "log"], head: "git", prefix: true })
+    assert.deepStrictEqual(shape("echo \"a b\""), {
+      text: "echo 'a b'",
+      exact: ["echo", "a b"],
+      head: "echo",
+      prefix: true
+    })
+    // A wildcard only as the last whole word leaves open only what follows the words named.
+    assert.isTrue(pattern("python3 -c *").prefix)
+    assert.isFalse(pattern("python3 -c print*").prefix)
+    assert.isFalse(pattern("python3 * --check").prefix)
     assert.strictEqual(Rule.printCommandPattern(pattern("ls  -la")), "ls -la")
   })
 
