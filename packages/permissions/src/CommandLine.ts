@@ -386,8 +386,15 @@ const transparent = new Set(["timeout", "time", "nice", "nohup", "stdbuf", "comm
  */
 const launchers = new Set(["watch", "setsid", "ionice", "flock"])
 
-/** The word that stands for what a bare `xargs` appends: any prefix rule covers it, no exact rule does. */
-const fromInput = "<words read from input>"
+/**
+ * The word that stands for what a bare `xargs` appends: any prefix rule
+ * covers it, no exact rule does, and no path it names is known to lie
+ * inside the workspace.
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const fromInput = "<words read from input>"
 
 const commandOf = (parser: CommandReadings.Grammar, plain: SimpleLine.Plain, depth: number): Command => {
   const words = plain.words

@@ -288,7 +288,20 @@ export const allowOrGap = (
           )
         }
         for (const words of command.covers) {
-          const rule = allowingRule(rules, target, words, { cwds, leadsTo })
+          // `cat list | xargs cat`: the paths come from the input, wherever they lead. A read-only
+          // command (or acceptEdits' file command) runs without a rule because its words show what
+          // it touches, as its guard checks; a rule the person wrote (`Bash(grep *)` for
+          // `xargs grep x`, as documented) still covers it.
+          const written = words.includes(CommandLine.fromInput)
+            ? rules.filter((rule) => rule.guard === undefined)
+            : rules
+          const rule = allowingRule(written, target, words, { cwds, leadsTo })
+          if (rule === undefined && written !== rules && allowingRule(rules, target, words, { cwds, leadsTo })) {
+            return fail(
+              `${commandName(words)} is given words from its input (xargs), which may name paths outside the workspace`,
+              "Name the files in the command, or tell the user what you need"
+            )
+          }
           if (rule === undefined) {
             return fail(`${commandName(words)} is not read-only and no rule allows it`, noRule)
           }

@@ -239,6 +239,12 @@ describe("CommandLine attack", () => {
       { line: "env -S 'ls -la'", config: "default", expected: "ask" },
       { line: "sudo -iu root ls", config: "default", expected: "ask" },
       { line: "bash -c 'ls'", config: "default", expected: "ask" },
+      // A read-only command runs without a rule because its words show what it reads: the words xargs
+      // reads may name paths outside the workspace (`cat list | xargs cat` reading ~/.ssh/id_rsa).
+      { line: "xargs ls", config: "bare", expected: "ask" },
+      { line: "cat paths.txt | xargs cat", config: "bare", expected: "ask" },
+      { line: "git ls-files | xargs grep -l TODO", config: "bare", expected: "ask" },
+      // A rule the person wrote covers them (`Bash(ls:*)` in default), as documented for `Bash(grep *)`.
       { line: "xargs ls", config: "default", expected: "allow:rule" },
       {
         line: "echo . -delete | xargs find",
@@ -259,14 +265,6 @@ describe("CommandLine attack", () => {
         expected: "ask"
         // FOUND: allowed by Bash(echo *) and Bash(find:*) although bash runs rm (denied by Bash(rm:*))
         // through find -exec: the deny rule cannot see the words xargs reads.
-      },
-      {
-        line: "cat paths.txt | xargs cat",
-        config: "bare",
-        expected: "ask",
-        // FOUND: whatever paths.txt lists (/etc/shadow, ~/.ssh/id_rsa) is read: the paths xargs appends are
-        // never checked against the workspace.
-        found: "xargs cat reads paths the line does not show"
       },
       {
         line: "nice time -o src/index.ts ls",
