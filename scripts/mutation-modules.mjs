@@ -17,6 +17,9 @@ export const modules = {
     ],
     tests: [
       "packages/permissions/test/Rule.test.ts",
+      "packages/permissions/test/ShellGlob.test.ts",
+      // Open lines and glob-named commands reach the destruction check here.
+      "packages/permissions/test/CommandNameRisk.test.ts",
       "packages/permissions/test/Engine.test.ts",
       "packages/permissions/test/Documented.test.ts",
       "packages/permissions/test/*Rule*.test.ts",

@@ -21,10 +21,14 @@ export const matches = (glob: string, name: string): boolean => {
     if (c === "*") source += ".*"
     else if (c === "?") source += "."
     else if (c === "[") {
-      const close = glob.indexOf("]", i + 2)
+      // A `]` first in the class (after a `!` or `^`) is one of its characters: `[]r]m` runs rm.
+      const negated = glob[i + 1] === "!" || glob[i + 1] === "^"
+      const from = i + (negated ? 2 : 1)
+      const close = glob.indexOf("]", from + 1)
       if (close < 0) source += "\\["
       else {
-        source += `[${glob.slice(i + 1, close).replace(/^!/, "^").replace(/\\/g, "\\\\")}]`
+        // Escaped for a regex, which reads `[]` as an empty class and `[^]` as any character.
+        source += `[${negated ? "^" : ""}${glob.slice(from, close).replace(/[\\\][]/g, "\\$&")}]`
         i = close
       }
     } else source += c.replace(/[.+^${}()|\\/]/g, "\\$&")

@@ -312,6 +312,9 @@ describe("CommandLine attack", () => {
   describe("commands bash runs from words the grammar reads otherwise", () => {
     run([
       // A `{` with no blank after it is a word's, not a group's: bash expands it, sequences too.
+      // A `]` first in a bracket class is one of its characters: `/bin/[]r]m` is /bin/rm.
+      { line: "/bin/[]r]m -rf /", config: "bypassAll", expected: "ask" },
+      { line: "/bin/[]r]m -rf /tmp/x", config: "bypass", expected: "deny:rule" },
       { line: "{r..r}m -rf /", config: "bypass", expected: "deny:rule" },
       { line: "r{m..m} -rf /", config: "bypass", expected: "deny:rule" },
       { line: "{rm,} -rf /", config: "bypass", expected: "deny:rule" },
