@@ -389,4 +389,15 @@ describe("Engine edges", () => {
       assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "rm -rf ." })), "ask")
       assert.deepStrictEqual((yield* lastPrompt(subject)).rules, [])
     }))
+
+  describe("rules at their edges, through the engine", () => {
+    it.effect("a deny rule's command named by a glob with a directory (`/usr/bin/r[m]`) is denied", () =>
+      Effect.gen(function*() {
+        const subject = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
+        for (const line of ["/usr/bin/r[m] notes.txt", "./r? x", "/bin/[r]m x"]) {
+          assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: line })), "deny:rule", line)
+        }
+        assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: "/usr/bin/l[s] x" })), "allow:mode")
+      }))
+  })
 })

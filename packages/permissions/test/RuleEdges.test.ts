@@ -61,6 +61,8 @@ describe("Rule syntax at its edges", () => {
     // `mcp__*` is a glob over servers, kept as written.
     assert.deepStrictEqual(parse("mcp__*"), { tool: "mcp__*", specifier: undefined })
     assert.deepStrictEqual(parse("mcp__gh__get_*"), { tool: "mcp__gh__get_*", specifier: undefined })
+    // Only a trailing `__*` is the whole server: `mcp__gh__*x` is a glob, kept as written.
+    assert.deepStrictEqual(parse("mcp__gh__*x"), { tool: "mcp__gh__*x", specifier: undefined })
     // A tool the engine does not know takes any specifier: nothing to check it against.
     assert.deepStrictEqual(parse("deploy(prod; $(x))"), { tool: "deploy", specifier: "prod; $(x)" })
     assert.strictEqual(Rule.print({ tool: "Edit", specifier: undefined }), "Edit")
@@ -86,7 +88,7 @@ describe("Rule syntax at its edges", () => {
 
   it("an allow rule may use a wildcard only after an MCP server's name", () => {
     const problem = "an allow rule may use a wildcard only after an MCP server's name (mcp__server__*)"
-    for (const tool of ["*", "mcp__*", "mcp__s*__x", "Ba*", "*__x"]) {
+    for (const tool of ["*", "mcp__*", "mcp__s*__x", "Ba*", "*__x", "x_mcp__srv__*"]) {
       assert.strictEqual(Rule.allowProblem({ tool, specifier: undefined }), problem, tool)
     }
     for (const tool of ["Bash", "mcp__srv__*", "mcp__srv__get_*", "mcp__my_srv__*", "mcp__a__b*"]) {
@@ -175,6 +177,7 @@ describe("Rule syntax at its edges", () => {
     // A prefix rule of one word; a # inside a word, an = after a digit, a quoted = are words.
     assert.strictEqual(pattern("git:*").text, "git:*")
     assert.isTrue(matches("ls a#b", ["ls", "a#b"]))
+    assert.isTrue(matches("ls *#b", ["ls", "x#b"]))
     assert.isTrue(matches("1x=2 y", ["1x=2", "y"]))
     // Quoted, FOO=1 is a command name to bash; refused all the same, since it reads like a prefix.
     assert.strictEqual(
@@ -292,6 +295,8 @@ describe("Rule syntax at its edges", () => {
     assert.strictEqual(domainRefusal("domain:a/b"), "\"a/b\" is not a domain")
     assert.strictEqual(domainRefusal("domain:a@b.com"), "\"a@b.com\" is not a domain")
     assert.strictEqual(domainRefusal("domain:a b"), "\"a b\" is not a domain")
+    // A label a fetch cannot read is refused with a wildcard in it too.
+    assert.strictEqual(domainRefusal("domain:ex%*.com"), "\"ex%*.com\" is not a domain")
     // `*.` is `*` once the trailing dot goes: every host.
     assert.isTrue(domain("domain:*.")("example.com"))
     assert.isTrue(domain("domain:*")("anything.at.all"))

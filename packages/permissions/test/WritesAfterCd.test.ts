@@ -52,4 +52,11 @@ describe("writes after a cd", () => {
       ["cd src && touch new.ts", "allow:mode"],
       ["cd src; cp a.ts b.ts", "allow:mode"]
     ]))
+
+  it.effect("a write is allowed only when an Edit rule allows it from every directory the line could be in", () =>
+    outcomes({ mode: "default", allow: ["Bash(echo *)", "Bash(cd *)", "Bash(true)", "Edit(./src/**)"] }, [
+      // The cd may fail: from the workspace, a.ts is outside ./src.
+      ["cd src || true; echo x > a.ts", "ask"],
+      ["cd src || true; echo x > /work/project/src/a.ts", "allow:rule"]
+    ]))
 })
