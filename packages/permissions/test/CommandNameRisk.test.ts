@@ -11,7 +11,8 @@ import * as Effect from "effect/Effect"
 import * as CommandLine from "../src/CommandLine.js"
 import * as CommandRisk from "../src/CommandRisk.js"
 import * as ReadingSet from "../src/ReadingSet.js"
-import { allOutcomes, outcomesOf } from "./EngineHarness.js"
+import { allOutcomes, engineWith, lastPrompt, outcomeOf, outcomesOf } from "./EngineHarness.js"
+import { bash, request } from "./SampleTools.js"
 
 const outcomes = outcomesOf
 const all = allOutcomes
@@ -99,6 +100,13 @@ describe("destructive commands named by a glob or a computed name", () => {
       assert.isDefined(service.analyse(long).open)
       assert.isDefined(service.analyse(deep).open)
       assert.deepStrictEqual(yield* outcomes({ mode: "bypassPermissions" }, [long, deep]), all([long, deep], "ask"))
+      // The person is told why: where the engine stopped, and what that means.
+      const subject = yield* engineWith({ mode: "bypassPermissions" })
+      yield* outcomeOf(subject, request(bash, { command: long }))
+      assert.include(
+        (yield* lastPrompt(subject)).reason,
+        "it is too long to analyse, so it could run a destructive command the engine did not read"
+      )
       assert.deepStrictEqual(yield* outcomes({ mode: "bypassPermissions" }, ["$CMD build"]), {
         "$CMD build": "allow:mode"
       })

@@ -297,6 +297,7 @@ describe("Rule syntax at its edges", () => {
     assert.strictEqual(domainRefusal("domain:a b"), "\"a b\" is not a domain")
     // A label a fetch cannot read is refused with a wildcard in it too.
     assert.strictEqual(domainRefusal("domain:ex%*.com"), "\"ex%*.com\" is not a domain")
+    assert.strictEqual(domainRefusal("domain:a%xn--*.com"), "\"a%xn--*.com\" is not a domain")
     // `*.` is `*` once the trailing dot goes: every host.
     assert.isTrue(domain("domain:*.")("example.com"))
     assert.isTrue(domain("domain:*")("anything.at.all"))
