@@ -821,12 +821,13 @@ describe("permission subjects", () => {
         undefined,
         undefined
       ])
-      assert.deepStrictEqual(seen.slice(0, 4), [
+      assert.deepStrictEqual(seen.slice(0, 3), [
         { _tag: "Path", path: envPath, access: "read" },
         { _tag: "Path", path: envPath, access: "write" },
-        { _tag: "Path", path: NodePath.join(dirs.ws, "sub", "new.txt"), access: "write" },
-        { _tag: "Path", path: NodePath.join(dirs.ws, "sub"), access: "read" }
+        { _tag: "Path", path: NodePath.join(dirs.ws, "sub", "new.txt"), access: "write" }
       ])
+      // The last three are read-only and run together: asked about in whatever order they start.
+      assert.deepInclude(seen.slice(3), { _tag: "Path", path: NodePath.join(dirs.ws, "sub"), access: "read" })
       assert.strictEqual(yield* file(dirs.ws, ".env"), "TOKEN=1\n")
     }))
 })
