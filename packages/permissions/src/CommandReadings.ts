@@ -186,23 +186,17 @@ export const collectReadings = (
           const elements = value?.type === "array"
             ? value.namedChildren.flatMap((element) => WordFields.fieldsOf(element, env))
             : undefined
-          const appends = node.children.some((c) => c.type === "+=")
-          const assigned = value === null
-            ? ""
-            : elements !== undefined
-            ? elements[0] ?? ""
-            : WordFields.fieldsOf(value, env).join(" ").slice(0, maxValue)
-          const entries: Array<[string, string]> = [[name, assigned]]
-          if (elements !== undefined) {
-            const before = appends ? env.get(`${name}[@]`) : undefined
-            const all = [...(before === undefined ? [] : [before]), ...elements].join(" ").slice(0, maxValue)
-            entries.push([`${name}[@]`, all])
-            if (appends && before !== undefined) entries.shift()
-          }
-          for (const [key, held] of entries) {
+          const assign = (key: string, held: string) => {
             env.set(key, held)
             // One that may not take effect leaves the value before it as the other reading.
             if (!noneSure && inForce(node)) sure.set(key, held)
+          }
+          if (elements === undefined) {
+            assign(name, value === null ? "" : WordFields.fieldsOf(value, env).join(" ").slice(0, maxValue))
+          } else {
+            const before = node.children.some((c) => c.type === "+=") ? env.get(`${name}[@]`) : undefined
+            if (before === undefined) assign(name, elements[0] ?? "")
+            assign(`${name}[@]`, [...(before === undefined ? [] : [before]), ...elements].join(" ").slice(0, maxValue))
           }
         }
         // A value may be evaluated later as arithmetic (`$((x))`) or a prompt (`${x@P}`).

@@ -16,6 +16,14 @@
  * @since 0.4.0
  */
 
+/**
+ * The program a command's words run, without its directory (`/usr/bin/python3` is `python3`).
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const programName = (words: ReadonlyArray<string>): string => (words[0] ?? "").replace(/^.*\//, "")
+
 /** The programs whose words carry code of their own, by name (`python3.12`, `gawk`, `nodejs`). */
 const interpreter =
   /^(?:[gmn]?awk|busybox-awk|perl[0-9.]*|python[0-9.]*|pypy[0-9]*|ruby[0-9.]*|node|nodejs|deno|bun|php[0-9.]*|lua[0-9.]*|tclsh[0-9.]*|Rscript|osascript)$/
@@ -39,8 +47,7 @@ const maxLiterals = 64
 export const shellLines = (
   words: ReadonlyArray<string>
 ): { readonly lines: ReadonlyArray<string>; readonly unread: boolean } => {
-  const name = (words[0] ?? "").replace(/^.*\//, "")
-  if (!interpreter.test(name)) return none
+  if (!interpreter.test(programName(words))) return none
   const literals: Array<string> = []
   let unread = false
   for (const word of words.slice(1)) {
@@ -122,7 +129,7 @@ const asksOnly: ReadonlySet<string> = new Set(["--version", "-version", "-v", "-
  * @category readings
  */
 export const runsOwnCode = (words: ReadonlyArray<string>): boolean => {
-  const name = (words[0] ?? "").replace(/^.*\//, "")
+  const name = programName(words)
   // `node --version`, `python3 -V`: a question about the interpreter runs no code.
   if (interpreter.test(name)) return words.length === 1 || words.slice(1).some((word) => !asksOnly.has(word))
   // Wherever it stands: telling git's own `-c` from a subcommand's (`commit -c`) needs every

@@ -397,8 +397,9 @@ export const commandPattern = (specifier: string): Either.Either<CommandPattern,
       : undefined
     const first = words[0]!
     const head = first.every((part) => part !== star) ? first.join("") : undefined
-    const prefix = words.every((word, i) => i === words.length - 1 ? true : !word.includes(star)) &&
-      (words.at(-1)!.every((part) => part !== star) || isStarWord(words.at(-1)!))
+    const last = words.at(-1)!
+    const prefix = words.slice(0, -1).every((word) => !word.includes(star)) &&
+      (!last.includes(star) || isStarWord(last))
     return Either.right({ text, regex: new RegExp(`^${source}$`), exact, head, prefix })
   })
 }

@@ -128,31 +128,31 @@ export const restrictiveMatch = (rule: CompiledRule.Compiled, target: CallTarget
   }
 }
 
-/** Allow rules covering one exact command, path or URL; `undefined` when none does. */
 /**
- * A command that runs code its words hold (an interpreter, `git -c`) is
- * covered only by a rule that names its program first and leaves open only
- * what follows (`python3 -c:*`, `git:*`): a wildcard written for
+ * Whether a rule may cover a command that runs code its words hold (an
+ * interpreter, `git -c`): only one that names its program first and leaves
+ * open only what follows (`python3 -c:*`, `git:*`); a wildcard written for
  * `* --version` or `git * main` never stands for code.
  */
-const coversOwnCode = (pattern: Rule.CommandPattern, words: ReadonlyArray<string>): boolean =>
-  !InterpreterCode.runsOwnCode(words) ||
-  (pattern.prefix && pattern.head !== undefined && pattern.head === (words[0] ?? "").replace(/^.*\//, ""))
+const namesProgram = (pattern: Rule.CommandPattern, words: ReadonlyArray<string>): boolean =>
+  pattern.prefix && pattern.head !== undefined && pattern.head === InterpreterCode.programName(words)
 
+/** Allow rules covering one exact command, path or URL; `undefined` when none does. */
 const allowingRule = (
   rules: ReadonlyArray<CompiledRule.Compiled>,
   target: CallTarget.Target,
   words?: ReadonlyArray<string>,
   where?: CompiledRule.Where
-) =>
-  rules.find((rule) => {
+) => {
+  const ownCode = words !== undefined && InterpreterCode.runsOwnCode(words)
+  return rules.find((rule) => {
     if (rule.rule.specifier === undefined) return true
     switch (target._tag) {
       case "None":
         return false
       case "Command":
         return rule.command !== undefined && Either.isRight(rule.command) && words !== undefined &&
-          Rule.matchesCommand(rule.command.right, words) && coversOwnCode(rule.command.right, words) &&
+          Rule.matchesCommand(rule.command.right, words) && (!ownCode || namesProgram(rule.command.right, words)) &&
           (rule.guard === undefined || (where !== undefined && rule.guard(words, where)))
       case "Path": {
         const pattern = rule.path !== undefined && Either.isRight(rule.path) ? rule.path.right : undefined
@@ -163,6 +163,7 @@ const allowingRule = (
           rule.domain.right(target.host)
     }
   })
+}
 
 /**
  * Why no allow rule decided a call: the real cause, and what the model can
