@@ -45,6 +45,7 @@ import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import type * as BashSyntax from "./BashSyntax.js"
 import * as CommandReadings from "./CommandReadings.js"
+import * as EmbeddedScripts from "./EmbeddedScripts.js"
 import type * as LineAnalysis from "./LineAnalysis.js"
 import * as SimpleLine from "./SimpleLine.js"
 import * as Wrappers from "./Wrappers.js"
@@ -371,6 +372,9 @@ const bashVariants = (source: string): ReadonlyArray<string> => {
   // The grammar takes the word after `>&-` (a descriptor closed) for an error or for its destination,
   // and loses the words after it (`sudo 2>&- rm -rf /`); as a duplication (`2>&0`) it reads them.
   variants.add(source.replace(closed, "$1&0"))
+  // The grammar reads every `((` as arithmetic; bash only one whose parentheses close together.
+  // `((a); (rm -rf /) )` is two groups in a group to bash, an expression the grammar gives no command.
+  variants.add(source.replace(/\(\(/g, (open, at: number) => EmbeddedScripts.arithmeticAt(source, at) ? open : "( ("))
   // A rewrite that changed nothing is the line itself, already read.
   variants.delete(source)
   return [...variants]

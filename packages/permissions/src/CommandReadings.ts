@@ -220,8 +220,13 @@ export const collectReadings = (
         for (const scope of scopes(node)) CommandNodeReadings.pipedScripts(analyse, node, scope, readings, depth)
         break
       case "declaration_command":
-        // `declare -i x='a[$(cmd)]'` and `declare 'a[$(cmd)]=1'` evaluate subscripts.
+        // `declare -i x='a[$(cmd)]'` and `declare 'a[$(cmd)]=1'` evaluate subscripts. Bash reads each
+        // operand once its quotes are removed: `'a[$(echo '\'')'\'';cmd)]=1'` runs `cmd`.
         EmbeddedScripts.substitutionReadings(analyse, node.text, readings, depth)
+        for (const operand of node.namedChildren) {
+          if (operand.type === "variable_assignment") continue
+          EmbeddedScripts.substitutionReadings(analyse, WordFields.fieldsOf(operand, env).join(" "), readings, depth)
+        }
         break
       case "test_command":
         // `[[ a -eq 'a[$(cmd)]' ]]` evaluates its operands as arithmetic, subscripts included.

@@ -405,6 +405,16 @@ const quotedEnd = (text: string, i: number, nesting: number, scan: Scan): number
 }
 
 /**
+ * Whether bash reads the `((` at `at` as arithmetic: only when the `)` that
+ * closes its inner parenthesis is followed at once by another. Otherwise
+ * (`((a); (b) )`) it is a group in a group, and what it holds are commands.
+ */
+export const arithmeticAt = (text: string, at: number): boolean => {
+  const inner = matchedEnd(text, at + 2, "(", ")", 0, { unsure: false })
+  return inner !== undefined && text[inner] === ")"
+}
+
+/**
  * Where a pair of `open` and `close` whose opening is just before `i` ends
  * (nested pairs counted, quoted and expanded parts skipped), or undefined
  * when the text ends first.

@@ -140,7 +140,17 @@ describe("the end of a `$(…)` in an operand a builtin evaluates, found as bash
     "let 'x[$(echo `echo \")\"`; rm -rf /tmp/a)]'",
     "let 'x[$(echo ${a:-)}; rm -rf /tmp/a)]'",
     "let 'x[$(echo $(echo \")\"); rm -rf /tmp/a)]'",
-    "declare -i 'x=a[$(case a in a) rm -rf /tmp/a;; esac)]'"
+    "declare -i 'x=a[$(case a in a) rm -rf /tmp/a;; esac)]'",
+    // Bash reads a declaration's operand once its quotes are removed: the `')'` is a quoted `)`.
+    "declare 'a[$(echo '\\'')'\\'' ; rm -rf /tmp/a)]=1'",
+    "local 'a[$(echo '\\'')'\\'';rm -rf /tmp/a)]=1'",
+    "typeset -a \"a[\\$(echo ')'; rm -rf /tmp/a)]=1\"",
+    // A `((` is arithmetic to bash only when its parentheses close together; here it is a group of
+    // groups, where the grammar reads an expression and no command.
+    "((echo a); (rm -rf /tmp/a) ) && x=1",
+    "echo $((echo a); (rm -rf /tmp/a) )",
+    "((echo a) | (rm -rf /tmp/a))",
+    "let 'x[$(: ; ((echo a); (rm -rf /tmp/a) ) && x=1)]'"
   ]
 
   it.effect("the command after such a `)` is read", () =>
