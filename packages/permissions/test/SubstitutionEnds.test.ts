@@ -1,0 +1,180 @@
+/**
+ * Where a `$(…)` ends, asked of bash itself. In the operand of an evaluating
+ * builtin (`let 'x[$(…)]'`, `declare 'a[$(…)]=1'`) and in an unquoted
+ * here-document the grammar leaves the substitution as text, and
+ * `EmbeddedScripts` finds its end with a scanner of its own: quotes,
+ * comments, `case` patterns, here-documents, nested groups and arithmetic
+ * all hold a `)` that ends nothing. An end found too early hides the
+ * commands after it. So each generated body is run by a real bash with
+ * stub programs that log every run, and every logged run must be among the
+ * line's readings.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
+import * as CommandLine from "../src/CommandLine.js"
+
+const markers = Array.from({ length: 10 }, (_, i) => `m${i}`)
+let scratch = ""
+
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "substitution-ends-"))
+})
+
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }))
+
+/**
+ * The marker runs of each line when bash runs it, each as its words joined by a space. One bash
+ * reads every line with `eval` (the same parser; a syntax error ends only its own line), and the
+ * markers are functions, so nothing forks but what a line itself starts. Bash's answer for the
+ * same lines never changes, so it is kept on disk: `pnpm mutate` asks it again for every mutant.
+ */
+const runsOf = (lines: ReadonlyArray<string>): ReadonlyArray<ReadonlyArray<string>> => {
+  const script = [
+    ...markers.map((name) => `${name}() { local IFS=' '; printf '%s\\n' "\${FUNCNAME[0]}\${*:+ $*}" >> "$STUB_LOG"; }`),
+    "while IFS= read -r -d '' line; do printf '%s\\n' '--' >> \"$STUB_LOG\"; (eval \"$line\") </dev/null >/dev/null 2>&1; done < \"$LINES\""
+  ].join("\n")
+  const key = createHash("sha256").update(JSON.stringify([script, lines])).digest("hex")
+  const kept = path.join(os.tmpdir(), "tool-runtime-bash-runs", `${key}.json`)
+  if (fs.existsSync(kept)) return JSON.parse(fs.readFileSync(kept, "utf8"))
+  const log = path.join(scratch, "log")
+  const input = path.join(scratch, "lines")
+  fs.writeFileSync(log, "")
+  fs.writeFileSync(input, lines.map((line) => `${line}\0`).join(""))
+  const result = spawnSync("bash", ["--norc", "--noprofile", "-c", script], {
+    env: { PATH: "/usr/bin:/bin", STUB_LOG: log, LINES: input },
+    cwd: scratch,
+    timeout: 30_000,
+    stdio: "ignore"
+  })
+  assert.isNull(result.error ?? null, "bash ran the lines")
+  const cases = fs.readFileSync(log, "utf8").split("--\n").slice(1)
+  assert.strictEqual(cases.length, lines.length, "bash ran every line")
+  const runs = cases.map((runs) => runs.split("\n").filter((run) => run !== ""))
+  fs.mkdirSync(path.dirname(kept), { recursive: true })
+  fs.writeFileSync(`${kept}.${process.pid}`, JSON.stringify(runs))
+  fs.renameSync(`${kept}.${process.pid}`, kept)
+  return runs
+}
+
+/**
+ * Statements that hold a `)` (or a word) that a careless scan takes for the
+ * end; `M` is a marker run that must be seen.
+ */
+const pieces: ReadonlyArray<string> = [
+  "M",
+  "case x in x) M;; esac",
+  "case x in (x|y) M;; esac",
+  "case x in\nx) M;;\nesac",
+  "case x in x) echo ';;' ;& y) M;; esac",
+  "case x in y) :;; x) M;;& *) M;; esac",
+  "case x in x) echo esac;; esac",
+  "case x in x) echo in case esac;; esac; M",
+  "echo ')' ; M",
+  "echo \")\" ; M",
+  "echo \\) ; M",
+  "echo $(M)",
+  "echo $(echo ')'; M)",
+  "echo `M`",
+  "echo \"$(echo ')')\" ; M",
+  "echo \"${x:-\"a)\"}\"; M",
+  "echo ${x:-)} ; M",
+  ": $((1+(2))) ; M",
+  "((1)) ; M",
+  "( (M) )",
+  ": ; ((M); (M) )",
+  "(M)",
+  "{ M; }",
+  "# a comment )\nM",
+  "echo a#b ; M",
+  "cat <<E >/dev/null\n)\nE\nM",
+  "cat <<E >/dev/null\nx\n)\nE\nM",
+  "cat <<E >/dev/null; M\nx\n)\nE\nM",
+  "cat <<-E >/dev/null\n\t)\n\tE\nM",
+  "cat <<'E' >/dev/null\n$(\nE\nM",
+  "cat <<<')' ; M",
+  "f() { M; }; f",
+  "function g { M; }; g",
+  "cat <(M) >/dev/null",
+  "cat < <(M)",
+  "echo $'a\\')' ; M",
+  "x=(a b) ; M",
+  "echo case ; M",
+  "echo esac ; M",
+  "M >/dev/null 2>&1",
+  "M &>/dev/null",
+  "M & wait",
+  "true && M",
+  "if true; then M; fi",
+  "while false; do :; done; M",
+  "echo a \\\nb; M"
+]
+
+/** A body of one to four pieces, joined as bash joins statements, each marker made distinct. */
+const body = FastCheck.tuple(
+  FastCheck.array(FastCheck.constantFrom(...pieces), { minLength: 1, maxLength: 4 }),
+  FastCheck.array(FastCheck.constantFrom("; ", "\n", " && "), { minLength: 4, maxLength: 4 })
+).map(([chosen, separators]) => {
+  let n = 0
+  const marked = chosen.map((piece) => piece.replace(/\bM\b/g, () => `${markers[n % markers.length]} a${n++}`))
+  return marked.map((piece, i) => (i === 0 ? piece : `${separators[i]}${piece}`)).join("")
+})
+
+/** `text` as one single-quoted word: each quote of its own closes, is escaped, and reopens. */
+const quoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`
+
+/**
+ * Where bash runs a `$(…)` that the grammar leaves as text: the subscript of an operand that
+ * `let` or `declare` evaluates, and an unquoted here-document.
+ */
+const contexts: ReadonlyArray<(body: string) => string> = [
+  // The body as a line of its own: the grammar's reading, for comparison.
+  (b) => b,
+  (b) => `let ${quoted(`x[$(${b})]`)}`,
+  (b) => `declare ${quoted(`a[$(${b})]=1`)}`,
+  (b) => `cat <<EOF_Z9 >/dev/null\n$(${b})\nEOF_Z9`
+]
+
+const missed = (analyse: (source: string) => CommandLine.Analysis, line: string, runs: ReadonlyArray<string>) => {
+  const read = new Set(analyse(line).readings.map((words) => words.join(" ")))
+  return runs.filter((run) => !read.has(run))
+}
+
+describe("the end of a `$(…)` the grammar leaves as text", () => {
+  it.effect(
+    "each piece, in each context, has every command bash runs read",
+    () =>
+      Effect.map(CommandLine.make, ({ analyse }) => {
+        const lines = pieces.flatMap((piece) => {
+          const b = `${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`
+          return contexts.map((context) => context(b))
+        })
+        const runs = runsOf(lines)
+        lines.forEach((line, i) => assert.deepStrictEqual(missed(analyse, line, runs[i]!), [], JSON.stringify(line)))
+        // The marker after each piece is run by bash in some context: each piece is a real case.
+        pieces.forEach((piece, p) => {
+          const ran = runs.slice(p * contexts.length, (p + 1) * contexts.length).some((r) => r.includes("m2 a2"))
+          assert.isTrue(ran, JSON.stringify(piece))
+        })
+      }),
+    60_000
+  )
+
+  it.effect.prop(
+    "bodies of several pieces: nothing bash runs goes unread",
+    [FastCheck.array(body, { minLength: 10, maxLength: 25 })],
+    ([bodies]) =>
+      Effect.map(CommandLine.make, ({ analyse }) => {
+        const lines = bodies.flatMap((b) => contexts.map((context) => context(b)))
+        const runs = runsOf(lines)
+        lines.forEach((line, i) => assert.deepStrictEqual(missed(analyse, line, runs[i]!), [], JSON.stringify(line)))
+      }),
+    { fastCheck: { numRuns: 12 }, timeout: 120_000 }
+  )
+})
