@@ -47,20 +47,51 @@ export const fieldsOf = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<s
     case "simple_expansion":
     case "expansion":
       return piecesFields(expansionPieces(node, env))
+    case "brace_expression":
+      return braceExpand(node.text)
     case "concatenation": {
       // An unquoted run of words is where brace expansion happens: `{rm,-rf,/}`.
       if (node.children.every((c) => c.type === "word")) return braceExpand(node.text).map(unescapeUnquoted)
-      let fields: Array<string> = [""]
-      for (const child of node.children) {
-        const next = fieldsOf(child, env)
-        if (next.length === 0) continue
-        fields = [...fields.slice(0, -1), `${fields.at(-1)!}${next[0]!}`, ...next.slice(1)]
-      }
-      return fields
+      return braced(node.children).flatMap((parts) => joined(parts, env))
     }
     default:
       return [node.text]
   }
+}
+
+/**
+ * The parts of a word after brace expansion, which bash does first, on the
+ * word as written: `${x}{m,}` is `${x}m` and `${x}`. Its quoted and expanded
+ * parts stand in the expansion as one opaque character each, and are
+ * evaluated afterwards, in each word the braces made.
+ */
+const braced = (
+  children: ReadonlyArray<BashSyntax.SyntaxNode>
+): ReadonlyArray<ReadonlyArray<BashSyntax.SyntaxNode | string>> => {
+  const literal = (c: BashSyntax.SyntaxNode) => c.type === "word" || c.type === "brace_expression"
+  const stand = (i: number) => String.fromCharCode(0xe000 + i)
+  if (children.length > 0x1000 || !children.some((c) => literal(c) && c.text.includes("{"))) return [children]
+  // A word that holds such a character itself is read as before: its braces stay unexpanded, a reading more.
+  if (children.some((c) => /[\ue000-\uefff]/.test(c.text))) return [children]
+  const words = braceExpand(children.map((c, i) => (literal(c) ? c.text : stand(i))).join(""))
+  if (words.length < 2) return [children]
+  return words.map((word) =>
+    word.split(/([\ue000-\uefff])/).filter((part) => part !== "").map((part) => {
+      const at = part.charCodeAt(0) - 0xe000
+      return part.length === 1 && at >= 0 && at < children.length ? children[at]! : unescapeUnquoted(part)
+    })
+  )
+}
+
+/** The fields of a word's parts in a row: a part's first field continues the word, its others start new ones. */
+const joined = (parts: ReadonlyArray<BashSyntax.SyntaxNode | string>, env: Env): ReadonlyArray<string> => {
+  let fields: Array<string> = [""]
+  for (const part of parts) {
+    const next = typeof part === "string" ? [part] : fieldsOf(part, env)
+    if (next.length === 0) continue
+    fields = [...fields.slice(0, -1), `${fields.at(-1)!}${next[0]!}`, ...next.slice(1)]
+  }
+  return fields
 }
 
 const quotedValue = (node: BashSyntax.SyntaxNode, env: Env): string => {

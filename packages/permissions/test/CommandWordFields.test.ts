@@ -110,6 +110,31 @@ describe("the fields of a default or an alternative", () => {
     }))
 })
 
+describe("brace expansion comes first, on the word as written", () => {
+  it.effect("`${x}{m,}` is `${x}m` and `${x}`: the braces expand around a variable, then the variable", () =>
+    Effect.gen(function*() {
+      assert.deepInclude(yield* readings("x=r; ${x}{m,} -rf /tmp/a"), ["rm", "r", "-rf", "/tmp/a"])
+      assert.deepInclude(yield* readings("x=r; y=m; ${x}{${y},\"$y\"} -rf /tmp/a"), ["rm", "rm", "-rf", "/tmp/a"])
+      assert.deepInclude(yield* readings("echo {1..3}"), ["echo", "1", "2", "3"])
+      // Braces inside quotes or an expansion are no brace expansion.
+      assert.deepInclude(yield* readings("x=r; ${x}\"{m,}\""), ["r{m,}"])
+    }))
+
+  it.effect("the deny rule sees such a command, and the destruction check asks in bypassPermissions", () =>
+    Effect.gen(function*() {
+      const wrong: Array<string> = []
+      for (const line of ["x=r; ${x}{m,} -rf /tmp/a", "x=r; y=m; ${x}{${y},} -rf /tmp/a", "x=-r; rm ${x}{f,} /tmp/a"]) {
+        const denying = yield* engineWith({ mode: "default", deny: ["Bash(rm:*)"], allow: ["Bash(*)"] })
+        const denied = yield* outcomeOf(denying, command(line))
+        if (denied !== "deny:rule") wrong.push(`deny Bash(rm:*): ${JSON.stringify(line)} was ${denied}`)
+        const bypass = yield* engineWith({ mode: "bypassPermissions" }, () => Approver.deny("no"))
+        const got = yield* outcomeOf(bypass, command(line.replace("/tmp/a", "/")))
+        if (got !== "ask") wrong.push(`bypassPermissions: ${JSON.stringify(line)} was ${got}`)
+      }
+      assert.deepStrictEqual(wrong, [])
+    }))
+})
+
 describe("a `$` bash keeps", () => {
   it.effect("a Read deny rule sees the file a double-quoted name ending in `$` names", () =>
     Effect.gen(function*() {

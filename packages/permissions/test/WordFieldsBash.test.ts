@@ -1,0 +1,177 @@
+/**
+ * A word's fields, asked of bash itself. `WordFields` evaluates a word as
+ * far as the line tells (quotes, ANSI-C strings, variables the line set,
+ * defaults and alternatives, splitting, braces): the words a rule is matched
+ * against. Where its fields differ from bash's, a rule judges a command that
+ * does not run. So each generated command is run by a real bash with a marker
+ * function that logs its arguments, and bash's words must be among the
+ * line's readings.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
+import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
+import * as CommandLine from "../src/CommandLine.js"
+
+let scratch = ""
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "word-fields-"))
+})
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }))
+
+/** A separator no generated word holds, between the arguments bash logs. */
+const unit = "\u001f"
+
+/**
+ * The argument lists `mark` was called with when bash ran each line. One bash reads every line
+ * with `eval` in a subshell of its own; the answers are kept on disk (`pnpm mutate` asks for
+ * the same lines once per mutant).
+ */
+const callsOf = (lines: ReadonlyArray<string>): ReadonlyArray<ReadonlyArray<ReadonlyArray<string>>> => {
+  const script = [
+    "mark() { local call=mark a; for a; do call+=$'\\x1f'$a; done; printf '%s\\n' \"$call\" >> \"$STUB_LOG\"; }",
+    "while IFS= read -r -d '' line; do printf '%s\\n' '--' >> \"$STUB_LOG\"; (eval \"$line\") </dev/null >/dev/null 2>&1; done < \"$LINES\""
+  ].join("\n")
+  const key = createHash("sha256").update(JSON.stringify([script, lines])).digest("hex")
+  const kept = path.join(os.tmpdir(), "tool-runtime-bash-runs", `${key}.json`)
+  if (fs.existsSync(kept)) return JSON.parse(fs.readFileSync(kept, "utf8"))
+  const log = path.join(scratch, "log")
+  const input = path.join(scratch, "lines")
+  fs.writeFileSync(log, "")
+  fs.writeFileSync(input, lines.map((line) => `${line}\0`).join(""))
+  const result = spawnSync("bash", ["--norc", "--noprofile", "-c", script], {
+    env: { PATH: "/usr/bin:/bin", STUB_LOG: log, LINES: input, HOME: "/home/someone" },
+    cwd: scratch,
+    timeout: 30_000,
+    stdio: "ignore"
+  })
+  assert.isNull(result.error ?? null, "bash ran the lines")
+  const cases = fs.readFileSync(log, "utf8").split("--\n").slice(1)
+  assert.strictEqual(cases.length, lines.length, "bash ran every line")
+  const calls = cases.map((runs) => runs.split("\n").filter((run) => run !== "").map((run) => run.split(unit)))
+  fs.mkdirSync(path.dirname(kept), { recursive: true })
+  fs.writeFileSync(`${kept}.${process.pid}`, JSON.stringify(calls))
+  fs.renameSync(`${kept}.${process.pid}`, kept)
+  return calls
+}
+
+/** Words whose fields the line itself decides (no glob, no unset variable bash would take from outside). */
+const words: ReadonlyArray<string> = [
+  "ab",
+  "'a b'",
+  "\"a b\"",
+  "a\\ b",
+  "$'a\\tb'",
+  "$'a\\x41\\'b'",
+  "{a,b}",
+  "a{b,c}d",
+  "{1..3}",
+  "\"{a,b}\"",
+  "'{a,b}'",
+  "$x",
+  "\"$x\"",
+  "${x}",
+  "a$x",
+  "$y$x",
+  "${x:-d e}",
+  "${u:-d e}",
+  "\"${u:-d e}\"",
+  "${u:-'d e'}",
+  "${u:-\"d\" e}",
+  "${u-z}",
+  "${e:-z}",
+  "${x:+z w}",
+  "${x:+\"z w\"}",
+  "--opt=$y",
+  "a=$x",
+  "\"a\"'b'c",
+  "\\$x",
+  "'$x'",
+  "\"\\$x\"",
+  "\"a\\\\b\"",
+  "\"$x\"'$x'$x",
+  "\"${x}\"",
+  "${y}{1,2}",
+  "-rf",
+  "/",
+  "\"$z\"",
+  "${a[@]}",
+  "\"\"",
+  "''"
+]
+
+/**
+ * Arguments whose fields the engine reads otherwise than bash, on purpose or not yet, each with
+ * bash's fields: an empty field an unquoted expansion leaves is kept (`${e-z}` with `e` empty,
+ * the blanks around `$z`), so a reading has a `""` word more; `${u:+z}` with `u` not set by the
+ * line is read as set (the environment may set it); an array's elements are joined and split
+ * again, so `"${a[@]}"` splits `'l m'`; `${a[0]}` is not looked up (a command named by it is
+ * open); `$"t"` as an argument is read as `$` and `t`; `${u:=v w}` sets `u` for the commands
+ * after it, not for the later words of its own. None of these hides a command: a reading
+ * without the first word is kept too, and an unknown name asks.
+ */
+const approximated: ReadonlyArray<string> = [
+  "${e-z}",
+  "${u:+z}",
+  "$z",
+  "\"${a[@]}\"",
+  "${a[0]}",
+  "$\"t\"",
+  "${u:=v w} $u"
+]
+
+/** The assignments every line starts with: a value with a blank, a plain one, an empty one, an array. */
+const prelude = "x='p q'; y=r; e=; z='  s   t  '; a=(k 'l m'); "
+
+const command = FastCheck.array(FastCheck.constantFrom(...words), { minLength: 1, maxLength: 4 })
+  .map((chosen) => `mark ${chosen.join(" ")}`)
+
+const missed = (
+  analyse: (source: string) => CommandLine.Analysis,
+  line: string,
+  calls: ReadonlyArray<ReadonlyArray<string>>
+) => {
+  const read = new Set(analyse(line).readings.map((r) => JSON.stringify(r)))
+  return calls.filter((call) => !read.has(JSON.stringify(call))).map((call) => JSON.stringify(call))
+}
+
+describe("a word's fields, as bash makes them", () => {
+  it.effect(
+    "each word alone: bash's words are one of the readings",
+    () =>
+      Effect.map(CommandLine.make, ({ analyse }) => {
+        const lines = words.map((word) => `${prelude}mark ${word}`)
+        const calls = callsOf(lines)
+        const wrong = lines.flatMap((line, i) => {
+          assert.strictEqual(calls[i]!.length, 1, `bash called mark once: ${JSON.stringify(line)}`)
+          return missed(analyse, line, calls[i]!).map((call) => `${JSON.stringify(line)}: ${call}`)
+        })
+        assert.deepStrictEqual(wrong, [])
+      }),
+    60_000
+  )
+
+  it.effect("the words read otherwise are still read otherwise: one that agrees now belongs with the others", () =>
+    Effect.map(CommandLine.make, ({ analyse }) => {
+      const lines = approximated.map((word) => `${prelude}mark ${word}`)
+      const calls = callsOf(lines)
+      lines.forEach((line, i) => assert.isNotEmpty(missed(analyse, line, calls[i]!), JSON.stringify(line)))
+    }))
+
+  it.effect.prop(
+    "commands of several words: bash's words are one of the readings",
+    [FastCheck.array(command, { minLength: 10, maxLength: 25 })],
+    ([commands]) =>
+      Effect.map(CommandLine.make, ({ analyse }) => {
+        const lines = commands.map((c) => `${prelude}${c}`)
+        const calls = callsOf(lines)
+        lines.forEach((line, i) => assert.deepStrictEqual(missed(analyse, line, calls[i]!), [], JSON.stringify(line)))
+      }),
+    { fastCheck: { numRuns: 12 }, timeout: 120_000 }
+  )
+})
