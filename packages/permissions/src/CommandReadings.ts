@@ -158,10 +158,12 @@ export const collectReadings = (
     return out
   }
   // Where bash and the grammar may end a here-document at different lines (several on a line,
-  // CR, backslash-newline, a delimiter bash transforms), a body may be commands to bash.
+  // CR, backslash-newline, a delimiter bash transforms: `<<E"OF"` ends at `EOF`; a start line
+  // that ends in an operator, whose command follows the body), a body may be commands to bash.
   const tangled = /<<[^<]/.test(root.text) &&
     (/\r|\\\n/.test(root.text) || (root.text.match(/<<[^<]/g)?.length ?? 0) > 1 ||
-      /<<-?\s*(?:\$'|[^\s'"]*\\)/.test(root.text))
+      /<<-?\s*(?:\$'|[^\s'"]*\\|[^\s'"<>;&|()]+['"])/.test(root.text) ||
+      /<<-?\s*[^\s<][^\n]*(?:&&|\|\|?|&)[ \t]*\n/.test(root.text))
   const stack: Array<BashSyntax.SyntaxNode> = [root]
   const depths: Array<number> = [0]
   while (stack.length > 0 && !readings.full) {
@@ -300,6 +302,12 @@ export const collectReadings = (
         }
         break
       case "expansion":
+        // ``${x:-`cmd`}``: the grammar leaves a backquoted part of an operand as a plain word.
+        for (const operand of node.namedChildren) {
+          if (operand.type === "word" && operand.text.includes("`")) {
+            EmbeddedScripts.substitutionReadings(analyse, operand.text, readings, depth)
+          }
+        }
         // `${x:'$(cmd)'}`: the grammar ends the expansion at the `:` and reads the rest as another
         // word, where bash reads an arithmetic offset to the `}`.
         if (node.children.at(-1)?.type === "}" && node.children.at(-1)!.text === "" && node.parent !== null) {

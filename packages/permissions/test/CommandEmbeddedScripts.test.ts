@@ -150,7 +150,16 @@ describe("the end of a `$(…)` in an operand a builtin evaluates, found as bash
     "((echo a); (rm -rf /tmp/a) ) && x=1",
     "echo $((echo a); (rm -rf /tmp/a) )",
     "((echo a) | (rm -rf /tmp/a))",
-    "let 'x[$(: ; ((echo a); (rm -rf /tmp/a) ) && x=1)]'"
+    "let 'x[$(: ; ((echo a); (rm -rf /tmp/a) ) && x=1)]'",
+    // The grammar leaves a backquoted part of a `${…}` operand as a plain word.
+    "echo ${y:=`rm -rf /tmp/a`}",
+    "echo \"${y:-`rm -rf /tmp/a`}\"",
+    // Bash ends these here-documents at `EOF` (quotes removed; the body comes before the
+    // command an operator at the end of the start line waits for): the `rm` is a command.
+    "echo hi <<E\"OF\"\nEOF\nrm -rf /tmp/a\nE\"OF\"",
+    "echo hi <<E'OF'\nEOF\nrm -rf /tmp/a\nE'OF'",
+    "echo hi <<EOF &&\nEOF\nrm -rf /tmp/a\nEOF",
+    "echo hi <<EOF |\nEOF\nrm -rf /tmp/a\nEOF"
   ]
 
   it.effect("the command after such a `)` is read", () =>
