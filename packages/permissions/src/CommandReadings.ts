@@ -162,7 +162,7 @@ export const collectReadings = (
   // that ends in an operator, whose command follows the body), a body may be commands to bash.
   const tangled = /<<[^<]/.test(root.text) &&
     (/\r|\\\n/.test(root.text) || (root.text.match(/<<[^<]/g)?.length ?? 0) > 1 ||
-      /<<-?\s*(?:\$'|[^\s'"]*\\|[^\s'"<>;&|()]+['"])/.test(root.text) ||
+      /<<-?\s*(?:\$'|[^\s'"]*\\|(?!-)[^\s'"<>;&|()]+['"])/.test(root.text) ||
       /<<-?\s*[^\s<][^\n]*(?:&&|\|\|?|&)[ \t]*\n/.test(root.text))
   const stack: Array<BashSyntax.SyntaxNode> = [root]
   const depths: Array<number> = [0]
