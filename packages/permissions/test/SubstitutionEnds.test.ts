@@ -12,56 +12,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
-import { spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
 import * as CommandLine from "../src/CommandLine.js"
+import * as BashEval from "./BashEval.js"
 
 const markers = Array.from({ length: 10 }, (_, i) => `m${i}`)
-let scratch = ""
 
-beforeAll(() => {
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "substitution-ends-"))
-})
-
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }))
-
-/**
- * The marker runs of each line when bash runs it, each as its words joined by a space. One bash
- * reads every line with `eval` (the same parser; a syntax error ends only its own line), and the
- * markers are functions, so nothing forks but what a line itself starts. Bash's answer for the
- * same lines never changes, so it is kept on disk: `pnpm mutate` asks it again for every mutant.
- */
-const runsOf = (lines: ReadonlyArray<string>): ReadonlyArray<ReadonlyArray<string>> => {
-  const script = [
-    ...markers.map((name) => `${name}() { local IFS=' '; printf '%s\\n' "\${FUNCNAME[0]}\${*:+ $*}" >> "$STUB_LOG"; }`),
-    "while IFS= read -r -d '' line; do printf '%s\\n' '--' >> \"$STUB_LOG\"; (eval \"$line\") </dev/null >/dev/null 2>&1; done < \"$LINES\""
-  ].join("\n")
-  const key = createHash("sha256").update(JSON.stringify([script, lines])).digest("hex")
-  const kept = path.join(os.tmpdir(), "tool-runtime-bash-runs", `${key}.json`)
-  if (fs.existsSync(kept)) return JSON.parse(fs.readFileSync(kept, "utf8"))
-  const log = path.join(scratch, "log")
-  const input = path.join(scratch, "lines")
-  fs.writeFileSync(log, "")
-  fs.writeFileSync(input, lines.map((line) => `${line}\0`).join(""))
-  const result = spawnSync("bash", ["--norc", "--noprofile", "-c", script], {
-    env: { PATH: "/usr/bin:/bin", STUB_LOG: log, LINES: input },
-    cwd: scratch,
-    timeout: 30_000,
-    stdio: "ignore"
-  })
-  assert.isNull(result.error ?? null, "bash ran the lines")
-  const cases = fs.readFileSync(log, "utf8").split("--\n").slice(1)
-  assert.strictEqual(cases.length, lines.length, "bash ran every line")
-  const runs = cases.map((runs) => runs.split("\n").filter((run) => run !== ""))
-  fs.mkdirSync(path.dirname(kept), { recursive: true })
-  fs.writeFileSync(`${kept}.${process.pid}`, JSON.stringify(runs))
-  fs.renameSync(`${kept}.${process.pid}`, kept)
-  return runs
-}
+/** The marker runs of each line when bash runs it, each as its words joined by a space. */
+const runsOf = (lines: ReadonlyArray<string>) =>
+  BashEval.loggedRuns(
+    markers.map((name) => `${name}() { local IFS=' '; printf '%s\\n' "\${FUNCNAME[0]}\${*:+ $*}" >> "$STUB_LOG"; }`)
+      .join("\n"),
+    lines
+  )
 
 /**
  * Statements that hold a `)` (or a word) that a careless scan takes for the

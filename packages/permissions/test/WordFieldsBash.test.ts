@@ -10,55 +10,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
-import { spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { afterAll, beforeAll } from "vitest"
 import * as CommandLine from "../src/CommandLine.js"
-
-let scratch = ""
-beforeAll(() => {
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), "word-fields-"))
-})
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }))
+import * as BashEval from "./BashEval.js"
 
 /** A separator no generated word holds, between the arguments bash logs. */
 const unit = "\u001f"
 
-/**
- * The argument lists `mark` was called with when bash ran each line. One bash reads every line
- * with `eval` in a subshell of its own; the answers are kept on disk (`pnpm mutate` asks for
- * the same lines once per mutant).
- */
-const callsOf = (lines: ReadonlyArray<string>): ReadonlyArray<ReadonlyArray<ReadonlyArray<string>>> => {
-  const script = [
+/** The argument lists `mark` was called with when bash ran each line. */
+const callsOf = (lines: ReadonlyArray<string>): ReadonlyArray<ReadonlyArray<ReadonlyArray<string>>> =>
+  BashEval.loggedRuns(
     "mark() { local call=mark a; for a; do call+=$'\\x1f'$a; done; printf '%s\\n' \"$call\" >> \"$STUB_LOG\"; }",
-    "while IFS= read -r -d '' line; do printf '%s\\n' '--' >> \"$STUB_LOG\"; (eval \"$line\") </dev/null >/dev/null 2>&1; done < \"$LINES\""
-  ].join("\n")
-  const key = createHash("sha256").update(JSON.stringify([script, lines])).digest("hex")
-  const kept = path.join(os.tmpdir(), "tool-runtime-bash-runs", `${key}.json`)
-  if (fs.existsSync(kept)) return JSON.parse(fs.readFileSync(kept, "utf8"))
-  const log = path.join(scratch, "log")
-  const input = path.join(scratch, "lines")
-  fs.writeFileSync(log, "")
-  fs.writeFileSync(input, lines.map((line) => `${line}\0`).join(""))
-  const result = spawnSync("bash", ["--norc", "--noprofile", "-c", script], {
-    env: { PATH: "/usr/bin:/bin", STUB_LOG: log, LINES: input, HOME: "/home/someone" },
-    cwd: scratch,
-    timeout: 30_000,
-    stdio: "ignore"
-  })
-  assert.isNull(result.error ?? null, "bash ran the lines")
-  const cases = fs.readFileSync(log, "utf8").split("--\n").slice(1)
-  assert.strictEqual(cases.length, lines.length, "bash ran every line")
-  const calls = cases.map((runs) => runs.split("\n").filter((run) => run !== "").map((run) => run.split(unit)))
-  fs.mkdirSync(path.dirname(kept), { recursive: true })
-  fs.writeFileSync(`${kept}.${process.pid}`, JSON.stringify(calls))
-  fs.renameSync(`${kept}.${process.pid}`, kept)
-  return calls
-}
+    lines
+  ).map((runs) => runs.map((run) => run.split(unit)))
 
 /** Words whose fields the line itself decides (no glob, no unset variable bash would take from outside). */
 const words: ReadonlyArray<string> = [
