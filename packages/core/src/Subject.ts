@@ -28,6 +28,12 @@ export type Subject =
      * call leaves the sandbox.
      */
     readonly sandbox?: "confined" | "unconfined" | undefined
+    /**
+     * The directory the command starts in, when it is not the workspace
+     * root: absolute, or relative to the root. Relative paths in the
+     * command resolve from it, so rules about paths hold for them.
+     */
+    readonly cwd?: string | undefined
   }
   | { readonly _tag: "Path"; readonly path: string; readonly access: "read" | "write" }
   | { readonly _tag: "Url"; readonly url: string }

@@ -579,7 +579,10 @@ const setup = (options: Options) => {
     subject: (input: Input): Policy.Subject => ({
       _tag: "Command",
       command: input.command,
-      sandbox: placement(input)
+      sandbox: placement(input),
+      // Validation has checked it resolves inside the workspace; the engine
+      // reads the command's relative paths from there.
+      cwd: input.cwd
     }),
     sandbox: sandbox === undefined
       ? () => Sandbox.unconfinedRunner.summary

@@ -15,6 +15,7 @@ import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Approver from "@tool-runtime/permissions/Approver"
 import * as Engine from "@tool-runtime/permissions/Engine"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -22,6 +23,8 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as FileTools from "../src/FileTools.js"
+import * as ProcessRunner from "../src/ProcessRunner.js"
+import * as ShellTool from "../src/ShellTool.js"
 import * as Workspace from "../src/Workspace.js"
 
 const MARKER = "MARKER-4b7e1f-denied-content"
@@ -176,6 +179,60 @@ describe("a Read deny reaches every read", () => {
         "[1 directory was skipped: a permission rule wants a person to approve reading it (Read(./secret/**)); " +
           "read one by name with read_file, which asks.]"
       )
+    }))
+})
+
+describe("a Read deny holds for a command run in another directory", () => {
+  // No sandbox: the engine's reading of the command is the only guard, and
+  // bypassPermissions leaves the deny rule as the only thing in the way.
+  // The process runner lives in the test's scope: it stops what it started when the test ends.
+  const shellRuntime = (root: string) =>
+    Effect.map(
+      Layer.build(
+        ToolRuntime.layer().pipe(
+          Layer.provide(Registry.layer([ShellTool.make({ root, sandbox: "unconfined" })])),
+          Layer.provide([
+            ArtifactStore.layerMemory(),
+            Redactor.layerDefault,
+            ProcessRunner.layerUnconfined,
+            Engine.layer({ workspaceRoot: root, mode: "bypassPermissions", deny: ["Read(./secret/**)"] }).pipe(
+              Layer.provide([Approver.layerHeadless, Redactor.layerDefault, NodeContext.layer]),
+              Layer.orDie
+            )
+          ])
+        )
+      ),
+      Context.get(ToolRuntime.ToolRuntime)
+    )
+
+  for (
+    const [command, cwd] of [
+      ["cat x", "secret"],
+      ["cat deeper/y", "secret"],
+      ["cat y", "secret/deeper"],
+      ["cat ../secret/x", "src"],
+      ["grep -r MARKER .", "secret"]
+    ] as const
+  ) {
+    it.scoped(`${command} in ${cwd}/ is denied, and nothing of the file shows`, () =>
+      Effect.gen(function*() {
+        const { root } = yield* workspace(tree)
+        const runtime = yield* shellRuntime(root)
+        const result = yield* runtime.runCall(call("bash", { command, cwd }))
+        const text = ToolResult.text(result)
+        assert.isTrue(result.isError, text)
+        assert.notInclude(text, MARKER)
+        assert.include(text, "Read(./secret/**)")
+      }))
+  }
+
+  it.scoped("the same command where no rule guards runs", () =>
+    Effect.gen(function*() {
+      const { root } = yield* workspace(tree)
+      const runtime = yield* shellRuntime(root)
+      const result = yield* runtime.runCall(call("bash", { command: "cat a.ts", cwd: "src" }))
+      assert.isFalse(result.isError, ToolResult.text(result))
+      assert.include(ToolResult.text(result), "export const a = 1")
     }))
 })
 

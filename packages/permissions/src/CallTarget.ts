@@ -29,6 +29,8 @@ export type Target =
     readonly analysis: CommandLine.Analysis
     /** Where the command runs, as its tool says (`SandboxRules.Placement`). */
     readonly sandbox: Extract<Policy.Subject, { readonly _tag: "Command" }>["sandbox"]
+    /** The directory the line starts in, absolute, when its tool runs it elsewhere than the workspace root. */
+    readonly cwd?: string | undefined
     /**
      * Where an absolute path the line names or writes ({@link linePaths})
      * leads: the path itself and, when it goes through symbolic links, its
@@ -63,6 +65,7 @@ export const analyse = (subject: Policy.Subject, location: Rule.Location, comman
         command: subject.command,
         analysis: commandLine.analyse(subject.command),
         sandbox: subject.sandbox,
+        cwd: startIn(subject.cwd, location),
         leadsTo: asWritten
       }
     case "Path": {
@@ -82,6 +85,22 @@ export const analyse = (subject: Policy.Subject, location: Rule.Location, comman
 
 const asWritten = (path: string): ReadonlyArray<string> => [path]
 
+const startIn = (cwd: string | undefined, location: Rule.Location): string | undefined => {
+  if (cwd === undefined || cwd === "") return undefined
+  const resolved = Rule.resolve(cwd, location)
+  return resolved === Rule.normalize(location.workspaceRoot) ? undefined : resolved
+}
+
+/**
+ * The location a target's paths resolve in: a command line that starts
+ * elsewhere than the workspace root reads its relative paths from there.
+ *
+ * @since 0.6.0
+ * @category constructors
+ */
+export const locationOf = (target: Target, location: Rule.Location): Rule.Location =>
+  target._tag === "Command" && target.cwd !== undefined ? { ...location, startDirectory: target.cwd } : location
+
 /**
  * Every directory a command of the line could run in: the workspace and
  * wherever a `cd` in any reading could lead.
@@ -90,7 +109,7 @@ const asWritten = (path: string): ReadonlyArray<string> => [path]
  * @category constructors
  */
 export const lineCwds = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> =>
-  ReadReach.afterCd([Rule.normalize(location.workspaceRoot)], analysis.readings, location)
+  ReadReach.afterCd([Rule.startOf(location)], analysis.readings, location)
 
 /**
  * The files the line's redirections write, absolute, from every directory
@@ -147,7 +166,7 @@ export const describeSubject = (target: Target): string | undefined => {
     case "None":
       return undefined
     case "Command":
-      return `command: ${target.command}${
+      return `command: ${target.command}${target.cwd === undefined ? "" : ` (run in ${target.cwd})`}${
         target.sandbox === "confined"
           ? " (in the sandbox)"
           : target.sandbox === "unconfined"

@@ -74,7 +74,11 @@ export const make = (options: {
   const readAskGuards = guardsOf(ask, "ask")
   const askNamed = (target: RuleMatch.Target): Match | undefined => {
     if (target._tag !== "Command" || readAskGuards.length === 0) return undefined
-    const named = ReadReach.named(ReadReach.namedPaths(target.analysis, location), readAskGuards, target.leadsTo)
+    const named = ReadReach.named(
+      ReadReach.namedPaths(target.analysis, RuleMatch.locationOf(target, location)),
+      readAskGuards,
+      target.leadsTo
+    )
     return named === undefined ? undefined : { rule: named.guard.rule, detail: named.detail }
   }
 
@@ -90,16 +94,17 @@ export const make = (options: {
       if (found !== undefined) return found
     }
     if (target._tag !== "Command") return undefined
+    const here = RuleMatch.locationOf(target, location)
     // A command's arguments name files: a Read deny keeps them from `cat` as from read_file,
     // as written or where a link leads.
     if (readDenyGuards.length > 0) {
-      const named = ReadReach.named(ReadReach.namedPaths(target.analysis, location), readDenyGuards, target.leadsTo)
+      const named = ReadReach.named(ReadReach.namedPaths(target.analysis, here), readDenyGuards, target.leadsTo)
       if (named !== undefined) return { rule: named.guard.rule, detail: named.detail }
     }
     // A redirection writes a file: the path deny rules see it as the file tools' write, from
     // every directory a `cd` could leave it in and where a link leads.
     if (pathDenies.length > 0 && target.analysis.writes.length > 0) {
-      const cwds = RuleMatch.lineCwds(target.analysis, location)
+      const cwds = RuleMatch.lineCwds(target.analysis, here)
       for (const written of target.analysis.writes) {
         for (const cwd of cwds) {
           const path = Rule.resolve(written, { ...location, workspaceRoot: cwd })

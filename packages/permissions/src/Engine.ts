@@ -233,12 +233,14 @@ const makeWith = (
         }
 
         const target = yield* withLinks(RuleMatch.analyse(before.subject, location, commandLine))
+        // Where the command starts (the shell tool's `cwd`): its relative paths resolve from there.
+        const here = RuleMatch.locationOf(target, location)
         // Where a redirection may write without a question: an Edit allow rule covers it,
         // or acceptEdits covers edits inside the workspace; never a protected place.
         const writable = (path: string) =>
-          RuleMatch.protectedIn(path, location) === undefined &&
-          ((mode === "acceptEdits" && Rule.isInside(path, location.workspaceRoot)) ||
-            (Rule.isInside(path, location.workspaceRoot) &&
+          RuleMatch.protectedIn(path, here) === undefined &&
+          ((mode === "acceptEdits" && Rule.isInside(path, here.workspaceRoot)) ||
+            (Rule.isInside(path, here.workspaceRoot) &&
               editAllows.some((rule) => Either.isRight(rule.path!) && rule.path.right.test(path))))
         const facts = RuleMatch.factsOf(tool, target)
         const placement = target._tag === "Command" ? target.sandbox : undefined
@@ -282,7 +284,7 @@ const makeWith = (
           session,
           forTool,
           allowRules,
-          location,
+          location: here,
           redactor,
           redact,
           approver,
@@ -318,7 +320,7 @@ const makeWith = (
 
         // 5. A command that could destroy the machine, the home directory or the
         // workspace reaches a person in every mode, whatever allows it.
-        const destruction = RuleMatch.destructionOf(target, location)
+        const destruction = RuleMatch.destructionOf(target, here)
         if (destruction !== undefined) {
           trail.push(`destructive: ${destruction}`)
           return yield* askPerson(`${destruction}, and such a command always needs a person's approval`, false, true)
@@ -334,8 +336,8 @@ const makeWith = (
         // 7. A fetch sends what it asks for off the machine: only a domain rule lets
         // it run without a question, in every mode.
         if (target._tag === "Url") {
-          const byDomain = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, location, writable) ??
-            RuleMatch.allowMatch(forTool(yield* Ref.get(session), tool.name), target, location, writable)
+          const byDomain = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, here, writable) ??
+            RuleMatch.allowMatch(forTool(yield* Ref.get(session), tool.name), target, here, writable)
           if (byDomain !== undefined) {
             return yield* allowed({ _tag: "Rule", list: "allow", rules: byDomain }, "an allow rule matches", target)
           }
@@ -353,7 +355,7 @@ const makeWith = (
         // 8. Writes to the directories that hold a repository's machinery and the
         // editors' and agents' settings are asked about: no allow rule and no
         // mode but bypassPermissions pre-approves them.
-        const guarded = RuleMatch.protectedPath(target, location)
+        const guarded = RuleMatch.protectedPath(target, here)
         if (guarded !== undefined && mode !== "bypassPermissions") {
           trail.push(`protected path ${guarded}`)
           return yield* askPerson(`it writes inside ${guarded}, which always needs a person's approval`, false, true)
@@ -366,7 +368,7 @@ const makeWith = (
         }
         if (unconfined) {
           trail.push(`mode ${mode}: ${step.reason}`)
-          const byRule = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, location, writable)
+          const byRule = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, here, writable)
           if (byRule !== undefined) trail.push(`allow rule ${byRule.join(", ")} matches`)
           return yield* askPerson(SandboxRules.unconfinedReason, false)
         }
@@ -379,7 +381,7 @@ const makeWith = (
         // glob, a recursive read, git printing the repository) is not: no rule
         // names what it will read.
         const reach = target._tag === "Command"
-          ? ReadReach.find(target.analysis, denyCheck.readGuards, location)
+          ? ReadReach.find(target.analysis, denyCheck.readGuards, here)
           : undefined
         const sessionRules = yield* Ref.get(session)
         const allowedBy = reach !== undefined ? undefined : RuleMatch.allowOrGap(
@@ -390,7 +392,7 @@ const makeWith = (
             ...(mode === "acceptEdits" ? forTool(acceptEditsRules, tool.name) : [])
           ],
           target,
-          location,
+          here,
           writable
         )
         if (allowedBy !== undefined && Either.isRight(allowedBy)) {

@@ -163,7 +163,7 @@ export const namedPaths = (
   analysis: CommandLine.Analysis,
   location: Rule.Location
 ): ReadonlyArray<{ readonly path: string; readonly detail: string }> => {
-  const cwds = afterCd([Rule.normalize(location.workspaceRoot)], analysis.readings, location)
+  const cwds = afterCd([Rule.startOf(location)], analysis.readings, location)
   const out: Array<{ readonly path: string; readonly detail: string }> = []
   const add = (path: string, detail: string) => {
     for (const cwd of cwds) out.push({ path: resolveFrom(path, cwd, location), detail })
@@ -418,7 +418,7 @@ export const find = (
   location: Rule.Location
 ): Reach | undefined => {
   if (guards.length === 0 || !analysis.simple) return undefined
-  return lineReach(analysis, [Rule.normalize(location.workspaceRoot)], guards, location)
+  return lineReach(analysis, [Rule.startOf(location)], guards, location)
 }
 
 const lineReach = (

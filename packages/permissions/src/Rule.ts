@@ -435,7 +435,23 @@ export interface Location {
   readonly homeDirectory?: string | undefined
   /** Paths compare without case (the default where the file system does: macOS, Windows). */
   readonly caseInsensitive?: boolean | undefined
+  /**
+   * Where a command line starts, absolute, when its tool runs it elsewhere
+   * than the workspace root (the shell tool's `cwd`). Only a command's own
+   * words resolve from it: rules and a path tool's paths keep the root.
+   */
+  readonly startDirectory?: string | undefined
 }
+
+/**
+ * The directory a command line starts in: the workspace root unless the
+ * location says otherwise.
+ *
+ * @since 0.6.0
+ * @category paths
+ */
+export const startOf = (location: Location): string =>
+  PathRule.normalize(location.startDirectory ?? location.workspaceRoot)
 
 const pathLocation = (location: Location): PathRule.Location => ({
   projectRoot: PathRule.normalize(location.workspaceRoot),

@@ -53,7 +53,7 @@ export { compileAll } from "./CompiledRule.js"
  */
 export type { Target } from "./CallTarget.js"
 /** @since 0.3.0 */
-export { analyse, describeSubject, factsOf, lineCwds, linePaths, lineWrites } from "./CallTarget.js"
+export { analyse, describeSubject, factsOf, lineCwds, linePaths, lineWrites, locationOf } from "./CallTarget.js"
 /**
  * The places and lines that always reach a person: see `ProtectedTargets`.
  *
@@ -231,7 +231,7 @@ export const allowOrGap = (
   const used = new Set<string>()
   // Every directory a later command could run in: `cd a || cat ../x` runs cat in
   // either, so a path must be inside the workspace from each.
-  let cwds: ReadonlyArray<string> = [Rule.normalize(location.workspaceRoot)]
+  let cwds: ReadonlyArray<string> = [Rule.startOf(location)]
   let gap: Gap | undefined = undefined
   const fail = (cause: string, hint: string) => {
     gap ??= { cause, hint }
@@ -354,11 +354,16 @@ export const suggest = (
       const rules = new Set<string>()
       for (const command of analysis.commands) {
         // A rule for the command would not cover where it writes or reads next time either.
-        if (CommandRisk.pathsOutside(command.words, location, target.leadsTo).length > 0) return []
+        if (
+          CommandRisk.pathsOutside(command.words, { ...location, cwd: Rule.startOf(location) }, target.leadsTo).length >
+            0
+        ) {
+          return []
+        }
         if (command.writes.some((path) => path !== "/dev/null") || command.globs) return []
         if (command.words[0] === "cd") return []
         for (const words of command.covers) {
-          const where = { cwds: [Rule.normalize(location.workspaceRoot)], leadsTo: target.leadsTo }
+          const where = { cwds: [Rule.startOf(location)], leadsTo: target.leadsTo }
           if (allowingRule(allowed, target, words, where) !== undefined) continue
           const rule = exact(CommandLine.print(words))
           if (rule.length === 0) return []

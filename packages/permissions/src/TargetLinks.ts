@@ -38,7 +38,7 @@ export const make = (fileSystem: Option.Option<FileSystem.FileSystem>, location:
       case "Command":
         return Option.isNone(fileSystem) ? Effect.succeed(target) : Effect.map(
           Effect.forEach(
-            RuleMatch.linePaths(target.analysis, location),
+            RuleMatch.linePaths(target.analysis, RuleMatch.locationOf(target, location)),
             (path) => Effect.map(linked(path), (paths) => [path, paths] as const)
           ),
           (pairs) => {

@@ -37,8 +37,9 @@ export const writeFile = Tool.make("write_file", {
 
 export const bash = Tool.make("bash", {
   description: "Runs a shell command.",
-  parameters: { command: Schema.String },
-  subject: ({ command }) => ({ _tag: "Command", command }),
+  // `cwd` as the shell tool takes it: where the command starts.
+  parameters: { command: Schema.String, cwd: Schema.optional(Schema.String) },
+  subject: ({ command, cwd }) => ({ _tag: "Command", command, ...(cwd === undefined ? {} : { cwd }) }),
   handler: ({ command }) => Effect.succeed(`ran ${command}`)
 })
 
