@@ -62,6 +62,8 @@ export const modules = {
       "packages/permissions/src/CommandNodeReadings.ts",
       "packages/permissions/src/CommandRisk.ts",
       "packages/permissions/src/InterpreterCode.ts",
+      // git's options before its subcommand, and the commands a `-c` setting names.
+      "packages/permissions/src/GitWrapper.ts",
       // Where a `cd`, `pushd` or `env -C` leaves the commands after it: the
       // destructive-target check reads every such directory.
       { file: "packages/permissions/src/ReadReach.ts", from: "const expandHome", to: "export const namedPaths" }
@@ -83,6 +85,7 @@ export const modules = {
       "packages/permissions/test/WorkspaceBounds.test.ts",
       "packages/permissions/test/SafeVariablePrefix.test.ts",
       "packages/permissions/test/Wrappers.test.ts",
+      "packages/permissions/test/GitOptions.test.ts",
       "packages/permissions/test/VariablesTheLineAssigns.test.ts",
       "packages/permissions/test/ReadReach.test.ts",
       "packages/permissions/test/WritesAfterCd.test.ts",

@@ -201,7 +201,7 @@ const known: ReadonlySet<string> = new Set([...builtins, ...ordinary])
 
 /** Subcommands or options of a known program that run a command: `git bisect run rm`, `npm exec -- rm`. */
 const launching: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ["git", new Set(["bisect", "submodule", "rebase", "filter-branch", "difftool", "mergetool", "-c"])],
+  ["git", new Set(["bisect", "submodule", "rebase", "filter-branch", "difftool", "mergetool"])],
   ["npm", new Set(["exec", "x", "explore"])]
 ])
 

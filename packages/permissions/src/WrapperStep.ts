@@ -65,7 +65,8 @@ export const skipAssignments = (words: ReadonlyArray<string>): ReadonlyArray<str
   return i === 0 ? words : words.slice(i)
 }
 
-export type Handler = (words: ReadonlyArray<string>) => Step
+/** What a wrapper runs; `undefined` when these words make it no wrapper (it runs as itself). */
+export type Handler = (words: ReadonlyArray<string>) => Step | undefined
 
 /** Options, then `positional` operands of its own, then the command. */
 export const simple = (

@@ -5,6 +5,7 @@
  *
  * @since 0.4.0
  */
+import * as GitWrapper from "./GitWrapper.js"
 import * as PrivilegeWrappers from "./PrivilegeWrappers.js"
 import * as ProcessWrappers from "./ProcessWrappers.js"
 import * as RepeatingWrappers from "./RepeatingWrappers.js"
@@ -46,5 +47,6 @@ export const handlers: ReadonlyMap<string, WrapperStep.Handler> = new Map([
   ["command", ShellWrappers.command],
   ["builtin", ShellWrappers.builtin],
   ["coproc", ShellWrappers.coproc],
-  ["busybox", ShellWrappers.busybox]
+  ["busybox", ShellWrappers.busybox],
+  ["git", GitWrapper.git]
 ])

@@ -148,13 +148,13 @@ export const unwrap = (words: ReadonlyArray<string>): Unwrapped => {
       const inner = visit([base, ...current.slice(1)], via, depth, guess)
       return WrapperTable.handlers.has(base) ? inner : current
     }
-    const handler = WrapperTable.handlers.get(head)
-    if (handler === undefined) {
+    // A handler may decline (`git` with no option before its subcommand): the program runs as itself.
+    const taken = WrapperTable.handlers.get(head)?.(current)
+    if (taken === undefined) {
       // Every later word of a guess is a guess already: guessing again only repeats them.
       if (!guess && !KnownPrograms.isKnown(current)) unknown.push({ words: current, via })
       return current
     }
-    const taken = handler(current)
     if (!guess) { for (const doubt of taken.doubts) doubts.add(doubt) }
     if (taken.stdin) {
       mayReadStdinScript = true

@@ -303,7 +303,9 @@ describe("CommandLine attack", () => {
       { line: "git -c 'alias.main=!touch pwned' main", config: "gitMain", expected: "ask" },
       { line: "git -c core.pager='touch pwned' log main", config: "gitMain", expected: "ask" },
       { line: "git --config-env=core.fsmonitor=X status main", config: "gitMain", expected: "ask" },
-      { line: "git -c core.pager=cat log main", config: "gitAny", expected: "allow:rule" },
+      // A pager is a command git runs: `Bash(git:*)` does not cover it.
+      { line: "git -c core.pager=cat log main", config: "gitAny", expected: "ask" },
+      { line: "git -c user.name=a -c user.email=b commit -m x", config: "gitAny", expected: "allow:rule" },
       { line: "git checkout main", config: "gitMain", expected: "allow:rule" }
     ])
   })
