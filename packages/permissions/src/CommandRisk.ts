@@ -251,6 +251,42 @@ export const destructive = (words: ReadonlyArray<string>, location?: Location): 
     }
     case "dd":
       return words.some((w) => w.startsWith("of=") && device.test(w.slice(3))) ? "it writes to a device" : undefined
+    case "tar": {
+      // --remove-files deletes each file once it is in the archive: `tar --remove-files -cf x.tar ~`.
+      if (!longOption(words, "--remove-files", 5)) return undefined
+      const at = words.findIndex((w) => w === "-C" || w.startsWith("--directory") || w.startsWith("--dir="))
+      const option = at < 0 ? undefined : words[at]!
+      const dir = option === undefined
+        ? undefined
+        : option.includes("=")
+        ? option.slice(option.indexOf("=") + 1)
+        : words[at + 1]
+      // From another directory (`-C /`), every relative operand is judged from there; one the line
+      // does not tell is judged as a vital one.
+      const from = dir === undefined ? location : dir.startsWith("/") && location !== undefined
+        ? { ...location, cwd: dir }
+        : undefined
+      const target = operands(words).find((w) => from === undefined ? true : isVital(w, from, true))
+      return target === undefined ? undefined : `it archives ${target} and removes it (--remove-files)`
+    }
+    case "git": {
+      // `git clean` removes the files git does not track (with -x, those it ignores: `.env`,
+      // uncommitted work); `git rm -r` the tracked ones, from the working tree. Both from the
+      // current directory down unless paths are given.
+      const sub = words[1]
+      const rest = words.slice(1)
+      if (sub === "clean") {
+        if (/n/.test(flags(rest)) || longOption(rest, "--dry-run", 5)) return undefined
+        const paths = operands(rest)
+        const target = (paths.length === 0 ? ["."] : paths).find((w) => isVital(w, location, true))
+        return target === undefined ? undefined : `it removes the files git does not track in ${target}`
+      }
+      if (sub === "rm" && /r/.test(flags(rest)) && !longOption(rest, "--cached", 4)) {
+        const target = operands(rest).find((w) => isVital(w, location, true))
+        return target === undefined ? undefined : `it removes ${target} from the working tree recursively`
+      }
+      return undefined
+    }
     case "rsync": {
       // --delete (and --del, --delete-after…) empties the destination of what the source lacks:
       // `rsync -a --delete empty/ /` wipes the machine. A remote destination (`host:path`) is not ours.
