@@ -165,7 +165,8 @@ export const modules = {
       "packages/redact/src/Redactor.ts",
       "packages/redact/src/TriggerScan.ts",
       "packages/redact/src/RuleRunner.ts",
-      "packages/redact/src/Detector.ts"
+      "packages/redact/src/Detector.ts",
+      "packages/redact/src/Invisible.ts"
     ],
     tests: ["packages/redact/test/*.test.ts"],
     // The tests build their redactor when their file loads: a per-test run

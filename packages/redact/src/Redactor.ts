@@ -47,6 +47,7 @@
  * @since 0.3.0
  */
 import * as Detector from "./Detector.js"
+import * as Invisible from "./Invisible.js"
 import * as PersonalData from "./PersonalData.js"
 import * as RuleRunner from "./RuleRunner.js"
 import * as SecretRules from "./SecretRules.js"
@@ -309,16 +310,31 @@ const shiftFound = (found: TriggerScan.Found, by: number): TriggerScan.Found => 
   detectors: found.detectors
 })
 
+// The findings of a scan of the folded text, in the original's positions: a
+// finding covers the invisible characters inside it, not those around it.
+const unfold = (
+  findings: ReadonlyArray<RuleRunner.Finding>,
+  folded: Invisible.Folded
+): ReadonlyArray<RuleRunner.Finding> =>
+  folded.at === folded.endAt ? findings : findings.map((finding) => {
+    const start = folded.at(finding.start)
+    return { ...finding, start, end: Math.max(start, folded.endAt(finding.end)) }
+  })
+
 const streamOf = (engine: RuleRunner.Engine, options: StreamOptions | undefined): StreamRedactor => {
   const batch = Math.max(1, options?.batch ?? engine.batch)
   let buffer = ""
   let emitted = 0
   let scanned = 0
   let state = RuleRunner.freshState(engine)
+  // `buffer`, `emitted` and `scanned` count the original text; the scan's
+  // state counts the folded text the rules read.
   const step = (final: boolean): Redaction => {
     const findings: Array<RuleRunner.Finding> = []
-    const commit = RuleRunner.scan(engine, buffer, state, final, findings)
-    const out = assemble(buffer, findings, emitted, commit)
+    const folded = Invisible.fold(buffer)
+    const commit = RuleRunner.scan(engine, folded.text, state, final, findings)
+    const committed = folded.at(commit)
+    const out = assemble(buffer, unfold(findings, folded), emitted, committed)
     if (final) {
       buffer = ""
       emitted = 0
@@ -345,8 +361,11 @@ const streamOf = (engine: RuleRunner.Engine, options: StreamOptions | undefined)
     if (state.continuation !== undefined) {
       state.continuation = { ...state.continuation, at: state.continuation.at - drop }
     }
-    buffer = buffer.slice(drop)
-    emitted = commit - drop
+    // The folded text of what is kept is the folded text past `drop`: the
+    // invisible characters before it go with what is forgotten.
+    const dropped = folded.at(drop)
+    buffer = buffer.slice(dropped)
+    emitted = committed - dropped
     scanned = buffer.length
     return out
   }
@@ -379,14 +398,16 @@ export const make = (options?: Options): Redactor => {
   const engine = RuleRunner.compile(detectors, known)
   return {
     redact: (text) => {
+      const folded = Invisible.fold(text)
+      const view = folded.text
       if (
-        engine.passes.length === 0 || (text.length <= RuleRunner.prefilterLimit && !RuleRunner.mayHit(engine, text))
+        engine.passes.length === 0 || (view.length <= RuleRunner.prefilterLimit && !RuleRunner.mayHit(engine, view))
       ) {
         return { text, count: 0, kinds: empty }
       }
       const findings: Array<RuleRunner.Finding> = []
-      RuleRunner.scan(engine, text, RuleRunner.freshState(engine), true, findings)
-      return assemble(text, findings, 0, text.length)
+      RuleRunner.scan(engine, view, RuleRunner.freshState(engine), true, findings)
+      return assemble(text, unfold(findings, folded), 0, text.length)
     },
     stream: (options) => streamOf(engine, options)
   }
