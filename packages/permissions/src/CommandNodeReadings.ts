@@ -240,6 +240,14 @@ export const commandWords = (stage: BashSyntax.SyntaxNode, env: WordFields.Env):
   return wordsOf(command, env)
 }
 
+// A file every non-interactive bash (BASH_ENV) or interactive sh (ENV) runs before its commands.
+const startupVariable = /^(?:BASH_ENV|ENV)=/
+
+/** Whether the command runs with BASH_ENV or ENV set: assigned before it, through `env`, or earlier in the line. */
+const setsStartupFile = (node: BashSyntax.SyntaxNode, words: ReadonlyArray<string>, env: WordFields.Env): boolean =>
+  env.has("BASH_ENV") || env.has("ENV") || words.some((word) => startupVariable.test(word)) ||
+  node.children.some((child) => child.type === "variable_assignment" && startupVariable.test(child.text))
+
 export const commandReadings = (
   analyse: BashSyntax.Analyse,
   node: BashSyntax.SyntaxNode,
@@ -296,6 +304,9 @@ export const commandReadings = (
     for (const script of stdin) {
       EmbeddedScripts.scriptReadings(analyse, script, readings, depth, !unwrapped.readsStdinScript)
     }
+  } else if (stdin.length > 0 && setsStartupFile(node, stripped, env)) {
+    // `BASH_ENV=/dev/stdin bash -c : <<< 'rm -rf /'`: a shell started with it runs its input first.
+    for (const script of stdin) EmbeddedScripts.scriptReadings(analyse, script, readings, depth, true)
   }
   // Builtins that evaluate a name or an arithmetic operand run the substitutions in
   // it (`printf -v 'a[$(cmd)]'`): quoting does not stop them.
