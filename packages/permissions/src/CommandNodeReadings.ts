@@ -178,7 +178,7 @@ export const pipedScripts = (
       if (reader !== undefined && reader.mayReadStdinScript) {
         const guess = !reader.readsStdinScript
         for (let j = i - 1; j >= 0; j--) {
-          for (const script of printed[j]!.scripts) {
+          for (const script of printed[j]!.scripts.flatMap((text) => asInput(readerWords!, text))) {
             EmbeddedScripts.scriptReadings(analyse, script, readings, depth, guess)
           }
           if (!printed[j]!.passes) break
@@ -239,6 +239,13 @@ export const commandWords = (stage: BashSyntax.SyntaxNode, env: WordFields.Env):
   if (command === undefined) return undefined
   return wordsOf(command, env)
 }
+
+/**
+ * The scripts a command's input may be: the text, and for xargs (`xargs sh -c`)
+ * the text as xargs hands it on, its quotes removed (`'rm -rf /'` is one word).
+ */
+const asInput = (reader: ReadonlyArray<string>, text: string): ReadonlyArray<string> =>
+  reader[0]?.split("/").pop() === "xargs" && /['"\\]/.test(text) ? [text, text.replace(/\\(.)|['"]/g, "$1")] : [text]
 
 // A file every non-interactive bash (BASH_ENV) or interactive sh (ENV) runs before its commands.
 const startupVariable = /^(?:BASH_ENV|ENV)=/
@@ -301,7 +308,7 @@ export const commandReadings = (
     }
   }
   if (unwrapped.mayReadStdinScript) {
-    for (const script of stdin) {
+    for (const script of stdin.flatMap((text) => asInput(stripped, text))) {
       EmbeddedScripts.scriptReadings(analyse, script, readings, depth, !unwrapped.readsStdinScript)
     }
   } else if (stdin.length > 0 && setsStartupFile(node, stripped, env)) {

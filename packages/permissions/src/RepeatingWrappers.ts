@@ -34,7 +34,36 @@ export const xargs: WrapperStep.Handler = (words) => {
   if (parsed.bad !== undefined) return WrapperStep.unsure("xargs", parsed.bad, words)
   if (OptionGrammar.has(parsed, "help", "version")) return WrapperStep.nothing
   const command = parsed.operands.length === 0 ? ["echo"] : parsed.operands
-  return WrapperStep.step([{ _tag: "Words", words: command }], false, ["xargs appends arguments read from input"])
+  const step = WrapperStep.step([{ _tag: "Words", words: command }], false, ["xargs appends arguments read from input"])
+  return shellTakesInput(command, replaceString(parsed)) ? { ...step, stdin: true } : step
+}
+
+const shells: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh"])
+
+// `-I R` (and `-i`, `{}` unless given) puts input where R stands in the command's words.
+const replaceString = (parsed: OptionGrammar.Parsed): string | undefined => {
+  for (const option of parsed.given) {
+    if (option.name === "I") return option.value
+    if (option.name === "i" || option.name === "replace") {
+      return option.value === undefined || option.value === ""
+        ? "{}"
+        : option.value
+    }
+  }
+  return undefined
+}
+
+/**
+ * Whether the input xargs reads becomes a shell's script: `xargs sh -c`,
+ * whose command string is the first word read, or `xargs -I{} sh -c '{}'`,
+ * whose script holds it. What the line feeds xargs is then read as a script.
+ */
+const shellTakesInput = (command: ReadonlyArray<string>, replace: string | undefined): boolean => {
+  const name = command[0]?.split("/").pop() ?? ""
+  if (!shells.has(name)) return false
+  if (replace !== undefined && command.slice(1).some((word) => word.includes(replace))) return true
+  const c = command.findIndex((word, i) => i > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(word))
+  return c > 0 && command.slice(c + 1).every((word) => word.startsWith("-"))
 }
 
 const findRuns: ReadonlyArray<string> = ["-exec", "-execdir", "-ok", "-okdir"]
