@@ -177,11 +177,18 @@ export const pipedScripts = (
       const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
       if (reader !== undefined && reader.mayReadStdinScript) {
         const guess = !reader.readsStdinScript
+        // What a text printed before stage j becomes by the time it reaches the reader.
+        let through = (text: string): ReadonlyArray<string> => asInput(readerWords!, text)
         for (let j = i - 1; j >= 0; j--) {
-          for (const script of printed[j]!.scripts.flatMap((text) => asInput(readerWords!, text))) {
+          for (const script of printed[j]!.scripts.flatMap(through)) {
             EmbeddedScripts.scriptReadings(analyse, script, readings, depth, guess)
           }
           if (!printed[j]!.passes) break
+          const decode = printed[j]!.decode
+          if (decode !== undefined) {
+            const after = through
+            through = (text) => decode(text).flatMap(after)
+          }
         }
       }
     }
@@ -194,6 +201,43 @@ interface Printed {
   readonly scripts: ReadonlyArray<string>
   /** Whether it prints what it reads: what an earlier stage printed reaches the next one. */
   readonly passes: boolean
+  /** What it prints for what it reads, when not the same (`base64 -d`): every reading of it. */
+  readonly decode?: ((text: string) => ReadonlyArray<string>) | undefined
+}
+
+const base64Text = /^[A-Za-z0-9+/=_\-\s]+$/
+const hexText = /^[0-9A-Fa-f\s]+$/
+
+// `echo cm0gLXJmIC8K | base64 -d | sh`: the shell runs the decoded text. A text that does not
+// decode is passed on as it is (an over-reading, never a missed one).
+const fromBase64 = (text: string): ReadonlyArray<string> => {
+  const compact = text.replace(/\s+/g, "").replace(/-/g, "+").replace(/_/g, "/")
+  if (!base64Text.test(text) || compact === "") return [text]
+  try {
+    const bytes = Uint8Array.from(atob(compact.replace(/=+$/, "")), (c) => c.charCodeAt(0))
+    return [new TextDecoder().decode(bytes)]
+  } catch {
+    return [text]
+  }
+}
+
+const fromHex = (text: string): ReadonlyArray<string> => {
+  const compact = text.replace(/\s+/g, "")
+  if (!hexText.test(text) || compact.length % 2 !== 0 || compact === "") return [text]
+  const bytes = new Uint8Array(compact.length / 2)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(compact.slice(2 * i, 2 * i + 2), 16)
+  return [new TextDecoder().decode(bytes)]
+}
+
+/** A decoder a stage is: `base64 -d`, `base64 --decode`, `openssl base64 -d`, `xxd -r -p`. */
+const decoderOf = (words: ReadonlyArray<string>): ((text: string) => ReadonlyArray<string>) | undefined => {
+  const name = words[0]?.split("/").pop()
+  const flags = words.slice(1)
+  const decodes = flags.some((w) => /^-[a-zA-Z]*[dD][a-zA-Z]*$/.test(w) || /^--d(?:e(?:c(?:o(?:de?)?)?)?)?$/.test(w))
+  if ((name === "base64" || name === "base32" || name === "basenc") && decodes) return fromBase64
+  if (name === "openssl" && (flags[0] === "base64" || flags[0] === "enc") && flags.includes("-d")) return fromBase64
+  if (name === "xxd" && flags.some((w) => /^-[a-zA-Z]*r/.test(w))) return fromHex
+  return undefined
 }
 
 /** A stage's nodes are walked this far for what it prints; past it the line is open. */
@@ -202,6 +246,7 @@ const maxPrintingNodes = 4_096
 const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: ReadingSet.Readings): Printed => {
   const scripts: Array<string> = []
   let passes = false
+  let decode: Printed["decode"] = undefined
   let budget = maxPrintingNodes
   const stack = [stage]
   while (stack.length > 0) {
@@ -216,6 +261,8 @@ const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: 
       const name = words[0]
       if (name === "echo" || name === "printf") {
         scripts.push(words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "))
+        // `printf '%s' 'cm0g…'`: what the format prints is its arguments.
+        if (name === "printf" && words.length > 2 && words[1]!.includes("%")) scripts.push(words.slice(2).join(" "))
       }
       if (name === "cat" || name === "tee") {
         for (const child of node.children) {
@@ -226,11 +273,20 @@ const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: 
         const files = words.slice(1).filter((w) => w === "-" || !w.startsWith("-"))
         if (name === "tee" || files.length === 0 || files.includes("-")) passes = true
       }
+      const decoder = decoderOf(words)
+      if (decoder !== undefined) {
+        passes = true
+        decode = decoder
+        for (const child of node.children) {
+          const value = child.type === "herestring_redirect" ? child.namedChildren.at(-1) : undefined
+          if (value !== undefined) scripts.push(...decoder(WordFields.fieldsOf(value, env).join(" ")))
+        }
+      }
     }
     const children = node.children
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!)
   }
-  return { scripts, passes }
+  return { scripts, passes, decode }
 }
 
 /** The words of a stage's command, as far as the line tells. */
