@@ -152,8 +152,29 @@ export const wordNodes = (command: BashSyntax.SyntaxNode): ReadonlyArray<BashSyn
 }
 
 /** A command node's words as bash makes them, as far as the line tells. */
-const wordsOf = (command: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> =>
-  wordNodes(command).flatMap((node) => WordFields.fieldsOf(node, env))
+const wordsOf = (command: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> => {
+  const words = wordNodes(command).flatMap((node) => WordFields.fieldsOf(node, env))
+  const dashes = droppedDashes(command)
+  return dashes === 0 ? words : [...words, ...Array<string>(dashes).fill("-")]
+}
+
+/**
+ * The grammar drops a lone `-` just before a here-document (`cat - <<EOF`,
+ * `make -f - <<EOF`): bash keeps it as a word, the command's last.
+ */
+const droppedDashes = (command: BashSyntax.SyntaxNode): number => {
+  const parent = command.parent
+  if (parent?.type !== "redirected_statement" || parent.namedChildren[0]?.id !== command.id) return 0
+  const heredoc = parent.children.find((child) => child.type === "heredoc_redirect")
+  if (heredoc === undefined) return 0
+  let end = command.endIndex
+  for (const child of parent.children) {
+    if (child.id === heredoc.id) break
+    end = Math.max(end, child.endIndex)
+  }
+  const gap = parent.text.slice(end - parent.startIndex, heredoc.startIndex - parent.startIndex)
+  return /^(?:[ \t]+-)+[ \t]+$/.test(gap) ? gap.split("-").length - 1 : 0
+}
 
 /**
  * `echo 'rm -rf x' | sh`, `printf … | bash`, `cat <<EOF | sh`,
@@ -204,6 +225,20 @@ interface Printed {
   /** What it prints for what it reads, when not the same (`base64 -d`): every reading of it. */
   readonly decode?: ((text: string) => ReadonlyArray<string>) | undefined
 }
+
+const escapes: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", a: "\u0007", b: "\b", f: "\f", v: "\v" }
+
+/** printf's and `echo -e`'s backslash escapes, as they print. */
+const unescaped = (text: string): string =>
+  text.replace(
+    /\\(?:x([0-9A-Fa-f]{1,2})|0?([0-7]{1,3})|(.))/gs,
+    (_, hex: string, octal: string, other: string) =>
+      hex !== undefined
+        ? String.fromCharCode(parseInt(hex, 16))
+        : octal !== undefined
+        ? String.fromCharCode(parseInt(octal, 8))
+        : escapes[other] ?? other
+  )
 
 const base64Text = /^[A-Za-z0-9+/=_\-\s]+$/
 const hexText = /^[0-9A-Fa-f\s]+$/
@@ -260,7 +295,10 @@ const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: 
       const words = wordsOf(node, env)
       const name = words[0]
       if (name === "echo" || name === "printf") {
-        scripts.push(words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" "))
+        const text = words.slice(1).filter((w) => !/^-[neE]+$/.test(w)).join(" ")
+        scripts.push(text)
+        // `printf 'all:\n\trm …'`, `echo -e`: the escapes print as the characters they stand for.
+        if (text.includes("\\")) scripts.push(unescaped(text))
         // `printf '%s' 'cm0g…'`: what the format prints is its arguments.
         if (name === "printf" && words.length > 2 && words[1]!.includes("%")) scripts.push(words.slice(2).join(" "))
       }

@@ -73,6 +73,37 @@ export const shell: WrapperStep.Handler = (words) => {
 const stdinFiles: ReadonlySet<string> = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
 
 /**
+ * make runs its makefile's recipes as shell commands: a makefile read from
+ * input (`make -f - <<EOF`, `-f /dev/stdin`) is read as a script, and so is
+ * the text of `--eval` (`$(shell …)` in it runs). `undefined` otherwise:
+ * make runs as the known program it is, on a file the words name.
+ */
+export const make = (words: ReadonlyArray<string>): WrapperStep.Step | undefined => {
+  let stdin = false
+  const scripts: Array<WrapperStep.Inner> = []
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (word === "--") break
+    const file = /^(?:-f|--file|--makefile)$/.test(word)
+      ? words[++i]
+      : /^(?:--file=|--makefile=)/.test(word)
+      ? word.slice(word.indexOf("=") + 1)
+      : /^-f./.test(word)
+      ? word.slice(2)
+      : undefined
+    if (file !== undefined && (file === "-" || readsInput(file))) stdin = true
+    const evaluated = word === "--eval" || word === "-E"
+      ? words[++i]
+      : word.startsWith("--eval=")
+      ? word.slice(7)
+      : undefined
+    if (evaluated !== undefined) scripts.push({ _tag: "Script", script: evaluated })
+  }
+  if (!stdin && scripts.length === 0) return undefined
+  return { ...WrapperStep.step(scripts, false, ["make runs a makefile the words do not show"]), stdin }
+}
+
+/**
  * Whether a script file is input the line feeds: standard input, or a
  * process substitution (`bash <(echo …)`), whose output the caller reads as
  * it reads a pipe's.

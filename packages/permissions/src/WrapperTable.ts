@@ -48,5 +48,6 @@ export const handlers: ReadonlyMap<string, WrapperStep.Handler> = new Map([
   ["builtin", ShellWrappers.builtin],
   ["coproc", ShellWrappers.coproc],
   ["busybox", ShellWrappers.busybox],
-  ["git", GitWrapper.git]
+  ["git", GitWrapper.git],
+  ["make", ShellWrappers.make]
 ])

@@ -1,0 +1,47 @@
+/**
+ * make runs its makefile's recipes as shell commands: a makefile it reads
+ * from input (`make -f - <<EOF`, `-f /dev/stdin`) or is given with
+ * `--eval` is read as a script, so deny rules and the destruction check see
+ * its recipes and `$(shell …)` calls. The grammar drops the lone `-` before
+ * a here-document; bash keeps it, and so do the readings.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { bash, request } from "./SampleTools.js"
+
+describe("a makefile from the line", () => {
+  it.effect("its recipes are read as commands", () =>
+    Effect.gen(function*() {
+      const bypass = yield* engineWith({ mode: "bypassPermissions" })
+      const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
+      const wrong: Array<string> = []
+      for (
+        const line of [
+          "make -f - <<EOF\nall:\n\trm -rf /\nEOF",
+          "make -f /dev/stdin <<< $'all:\\n\\trm -rf /'",
+          "printf 'all:\\n\\trm -rf /\\n' | make -f -",
+          "make --file=- <<'EOF'\nall:\n\trm -rf /\nEOF",
+          "make --eval='x := $(shell rm -rf /)'",
+          "make -E 'all: ; rm -rf /' all"
+        ]
+      ) {
+        const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
+        const denied = yield* outcomeOf(denying, request(bash, { command: line }))
+        if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
+      }
+      assert.deepStrictEqual(wrong, [])
+    }))
+
+  it.effect("make on a file the words name is the program it is", () =>
+    Effect.gen(function*() {
+      const subject = yield* engineWith({ mode: "default", allow: ["Bash(make test)", "Bash(make -C src build)"] })
+      for (const line of ["make test", "make -C src build"]) {
+        assert.strictEqual(yield* outcomeOf(subject, request(bash, { command: line })), "allow:rule", line)
+      }
+      assert.strictEqual(
+        yield* outcomeOf(subject, request(bash, { command: "make -f - <<EOF\nt:\n\ttrue\nEOF" })),
+        "ask"
+      )
+    }))
+})
