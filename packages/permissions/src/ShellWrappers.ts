@@ -72,6 +72,67 @@ export const shell: WrapperStep.Handler = (words) => {
 
 const stdinFiles: ReadonlySet<string> = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
 
+// GNU sed's options that take a value (`-l N`, `-i` takes one only attached).
+const sedValued = new Set(["-e", "-f", "-l", "--expression", "--file", "--line-length"])
+// A command or a flag that makes sed run a shell: `e COMMAND`, a bare `e` (the pattern space runs),
+// and `s/…/…/e` (the pattern space after the substitution runs).
+const sedExecute =
+  /(?:^|[;{}\n])\s*(?:(?:[0-9]+|\$|\/(?:[^/\\\n]|\\.)*\/[IM]*)(?:\s*,\s*(?:[0-9]+|\$|\/(?:[^/\\\n]|\\.)*\/[IM]*))?)?\s*!?\s*e(?:[ \t]+([^\n]*))?(?=$|[;}\n])/g
+const sedSubstitute = /(?:^|[;{}\n])\s*[^s;{}\n]*s(.)((?:(?!\1)[^\\]|\\.)*)\1((?:(?!\1)[^\\]|\\.)*)\1([a-zA-Z0-9]*)/g
+
+/**
+ * sed runs a shell for its `e` command and the `e` flag of `s`: `sed
+ * '1e rm -rf /'`, `sed 's/.*\/rm -rf \//e'`, and `sed e`, which runs each
+ * input line. The command text is read as a script, and a pattern space
+ * that runs makes the input a script too. `undefined` when the script runs
+ * nothing: sed is the known program it is.
+ */
+export const sed = (words: ReadonlyArray<string>): WrapperStep.Step | undefined => {
+  const scripts: Array<string> = []
+  let fromFile = false
+  let i = 1
+  for (; i < words.length; i++) {
+    const word = words[i]!
+    if (word === "--") {
+      i++
+      break
+    }
+    if (!word.startsWith("-") || word === "-") break
+    const eq = word.indexOf("=")
+    const name = word.startsWith("--") && eq > 0 ? word.slice(0, eq) : word
+    if (sedValued.has(name)) {
+      const value = word.startsWith("--") && eq > 0 ? word.slice(eq + 1) : words[++i]
+      if (value === undefined) return undefined
+      if (name === "-e" || name === "--expression") scripts.push(value)
+      if (name === "-f" || name === "--file") fromFile = true
+      continue
+    }
+    // `-ne 'script'`, `-Ee'…'`: an -e among combined flags takes the rest or the next word.
+    const combined = /^-[a-zA-Z]*e(.*)$/.exec(word)
+    if (combined !== null && !word.startsWith("--")) {
+      const value = combined[1] !== "" ? combined[1]! : words[++i]
+      if (value !== undefined) scripts.push(value)
+    }
+  }
+  if (scripts.length === 0 && !fromFile && i < words.length) scripts.push(words[i]!)
+  const inner: Array<WrapperStep.Inner> = []
+  let stdin = false
+  for (const script of scripts) {
+    for (const match of script.matchAll(sedExecute)) {
+      if (match[1] !== undefined && match[1].trim() !== "") inner.push({ _tag: "Script", script: match[1] })
+      else stdin = true
+    }
+    for (const match of script.matchAll(sedSubstitute)) {
+      if (!match[4]!.includes("e")) continue
+      stdin = true
+      inner.push({ _tag: "Script", script: match[3]!.replace(/\\(.)/g, "$1") })
+    }
+  }
+  if (inner.length === 0 && !stdin && !fromFile) return undefined
+  const doubts = fromFile ? ["sed: a script file may run commands the words do not show"] : []
+  return { ...WrapperStep.step(inner, false, [...doubts, "sed runs a shell command"]), stdin }
+}
+
 /**
  * make runs its makefile's recipes as shell commands: a makefile read from
  * input (`make -f - <<EOF`, `-f /dev/stdin`) is read as a script, and so is

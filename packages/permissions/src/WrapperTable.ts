@@ -49,5 +49,6 @@ export const handlers: ReadonlyMap<string, WrapperStep.Handler> = new Map([
   ["coproc", ShellWrappers.coproc],
   ["busybox", ShellWrappers.busybox],
   ["git", GitWrapper.git],
-  ["make", ShellWrappers.make]
+  ["make", ShellWrappers.make],
+  ["sed", ShellWrappers.sed]
 ])
