@@ -95,7 +95,7 @@ const startIn = (cwd: string | undefined, location: Rule.Location): string | und
  * The location a target's paths resolve in: a command line that starts
  * elsewhere than the workspace root reads its relative paths from there.
  *
- * @since 0.6.0
+ * @since 0.4.0
  * @category constructors
  */
 export const locationOf = (target: Target, location: Rule.Location): Rule.Location =>

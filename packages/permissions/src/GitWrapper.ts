@@ -5,7 +5,7 @@
  * command git runs (`-c alias.x='!rm -rf /' x`, `-c core.pager=…`), which
  * deny rules and the destruction check must read too.
  *
- * @since 0.6.0
+ * @since 0.4.0
  */
 import * as WrapperStep from "./WrapperStep.js"
 
@@ -24,7 +24,7 @@ const printing = /^(?:-v|--version|-h|--help|--exec-path|--html-path|--man-path|
  * runs (a pager, an editor, an ssh command), read as a script for deny
  * rules. `undefined` when no option comes first: git runs as itself.
  *
- * @since 0.6.0
+ * @since 0.4.0
  * @category wrappers
  */
 export const git = (words: ReadonlyArray<string>): WrapperStep.Step | undefined => {

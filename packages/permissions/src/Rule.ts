@@ -447,7 +447,7 @@ export interface Location {
  * The directory a command line starts in: the workspace root unless the
  * location says otherwise.
  *
- * @since 0.6.0
+ * @since 0.4.0
  * @category paths
  */
 export const startOf = (location: Location): string =>

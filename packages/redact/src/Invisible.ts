@@ -7,7 +7,7 @@
  * finding is mapped back to the original, and the output keeps every
  * character that is not part of a secret.
  *
- * @since 0.6.0
+ * @since 0.4.0
  */
 
 // Unicode format characters (Cf): zero-width space, joiners and non-joiners,
@@ -19,7 +19,7 @@ const anyFormat = /\p{Cf}/u
  * A text as the rules read it: `text` without the format characters, and
  * where each of its positions is in the original.
  *
- * @since 0.6.0
+ * @since 0.4.0
  * @category models
  */
 export interface Folded {
@@ -34,7 +34,7 @@ export interface Folded {
  * The text without its format characters; the text itself (and positions
  * unchanged) when it holds none, which is the usual case and costs one test.
  *
- * @since 0.6.0
+ * @since 0.4.0
  * @category constructors
  */
 export const fold = (text: string): Folded => {
