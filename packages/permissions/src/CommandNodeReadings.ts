@@ -196,13 +196,18 @@ export const pipedScripts = (
     if (i > 0) {
       const readerWords = commandWords(stages[i]!, env)
       const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
-      if (reader !== undefined && reader.mayReadStdinScript) {
+      const appended = reader === undefined ? [] : xargsRuns(reader)
+      if (reader !== undefined && (reader.mayReadStdinScript || appended.length > 0)) {
         const guess = !reader.readsStdinScript
         // What a text printed before stage j becomes by the time it reaches the reader.
-        let through = (text: string): ReadonlyArray<string> => asInput(readerWords!, text)
+        let through = (text: string): ReadonlyArray<string> => [text]
+        const scriptsOf = (text: string): ReadonlyArray<string> => [
+          ...(reader.mayReadStdinScript ? asInput(readerWords!, text) : []),
+          ...appended.map((words) => `${words.join(" ")} ${text}`)
+        ]
         for (let j = i - 1; j >= 0; j--) {
-          for (const script of printed[j]!.scripts.flatMap(through)) {
-            EmbeddedScripts.scriptReadings(analyse, script, readings, depth, guess)
+          for (const script of printed[j]!.scripts.flatMap(through).flatMap(scriptsOf)) {
+            EmbeddedScripts.scriptReadings(analyse, script, readings, depth, guess || !reader.mayReadStdinScript)
           }
           if (!printed[j]!.passes) break
           const decode = printed[j]!.decode
@@ -334,6 +339,12 @@ export const commandWords = (stage: BashSyntax.SyntaxNode, env: WordFields.Env):
   return wordsOf(command, env)
 }
 
+/** The commands xargs runs in a command's readings: each gets the words xargs reads appended. */
+const xargsRuns = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<ReadonlyArray<string>> =>
+  unwrapped.readings.flatMap((reading) =>
+    reading._tag === "Words" && reading.guess !== true && reading.via.at(-1) === "xargs" ? [reading.words] : []
+  )
+
 /**
  * The scripts a command's input may be: the text, and for xargs (`xargs sh -c`)
  * the text as xargs hands it on, its quotes removed (`'rm -rf /'` is one word).
@@ -348,6 +359,30 @@ const startupVariable = /^(?:BASH_ENV|ENV)=/
 const setsStartupFile = (node: BashSyntax.SyntaxNode, words: ReadonlyArray<string>, env: WordFields.Env): boolean =>
   env.has("BASH_ENV") || env.has("ENV") || words.some((word) => startupVariable.test(word)) ||
   node.children.some((child) => child.type === "variable_assignment" && startupVariable.test(child.text))
+
+// Each replaced argument is a parse of the line's budget: past this many in a line, it is open.
+const maxReplacedArguments = 16
+
+/** The substitutions in a command's arguments (not in its name, not nested in another one). */
+const argumentSubstitutions = (
+  node: BashSyntax.SyntaxNode,
+  name: BashSyntax.SyntaxNode | null
+): ReadonlyArray<BashSyntax.SyntaxNode> => {
+  const out: Array<BashSyntax.SyntaxNode> = []
+  const stack = node.children.filter((child) => child.id !== name?.id && !redirectTypes.has(child.type)).reverse()
+  while (stack.length > 0 && out.length <= maxReplacedArguments) {
+    const current = stack.pop()!
+    if (current.type === "command_substitution") {
+      // Only a substitution that is one echo or printf prints what the line tells.
+      const inner = current.namedChildren
+      const printer = inner.length === 1 && inner[0]!.type === "command"
+        ? inner[0]!.childForFieldName("name")?.text
+        : undefined
+      if (printer === "echo" || printer === "printf") out.push(current)
+    } else for (let i = current.children.length - 1; i >= 0; i--) stack.push(current.children[i]!)
+  }
+  return out
+}
 
 export const commandReadings = (
   analyse: BashSyntax.Analyse,
@@ -399,6 +434,31 @@ export const commandReadings = (
     const rest = node.text.slice(name!.endIndex - node.startIndex)
     for (const printed of printedBy(named, env, readings).scripts) {
       EmbeddedScripts.scriptReadings(analyse, `${printed} ${rest}`, readings, depth)
+    }
+  }
+  // `git $(echo push)`, `git "$(printf push)" origin`: an argument is what its substitution
+  // prints; the command is read again with the printed text in its place (a guess: the
+  // fields may split otherwise), so a deny rule for `git push` sees it.
+  for (const sub of argumentSubstitutions(node, name)) {
+    if (++readings.computedArguments > maxReplacedArguments) {
+      readings.open ??= "it computes more arguments than the engine follows"
+      break
+    }
+    for (const printed of printedBy(sub, env, readings).scripts) {
+      const before = node.text.slice(0, sub.startIndex - node.startIndex)
+      EmbeddedScripts.scriptReadings(
+        analyse,
+        `${before}${printed}${node.text.slice(sub.endIndex - node.startIndex)}`,
+        readings,
+        depth,
+        true
+      )
+    }
+  }
+  // `xargs git <<< push`: the words xargs reads are the arguments of what it runs.
+  for (const words of xargsRuns(unwrapped)) {
+    for (const text of stdin) {
+      EmbeddedScripts.scriptReadings(analyse, `${words.join(" ")} ${text}`, readings, depth, true)
     }
   }
   if (unwrapped.mayReadStdinScript) {

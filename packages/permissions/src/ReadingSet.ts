@@ -31,6 +31,8 @@ export class Readings {
   /** Command names that are globs (`/bin/r[m]`): bash runs whatever file they match. */
   readonly globs: Array<string> = []
   open: string | undefined = undefined
+  /** Arguments read again as what their substitution prints (`git $(echo push)`): bounded per line. */
+  computedArguments = 0
   get full() {
     return this.all.length >= maxReadings
   }

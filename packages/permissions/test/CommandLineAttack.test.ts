@@ -262,7 +262,8 @@ describe("CommandLine attack", () => {
       {
         line: "echo . -exec rm -rf x ';' | xargs find",
         config: "default",
-        expected: "ask"
+        // What xargs reads is find's arguments: `find . -exec rm -rf x ;`, denied by Bash(rm:*).
+        expected: "deny:rule"
         // FOUND: allowed by Bash(echo *) and Bash(find:*) although bash runs rm (denied by Bash(rm:*))
         // through find -exec: the deny rule cannot see the words xargs reads.
       },
