@@ -196,19 +196,11 @@ export const pipedScripts = (
     if (i > 0) {
       const readerWords = commandWords(stages[i]!, env)
       const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
-      const appended = reader === undefined ? [] : xargsRuns(reader)
-      if (reader !== undefined && (reader.mayReadStdinScript || appended.length > 0)) {
-        const guess = !reader.readsStdinScript
+      if (reader !== undefined && readsInput(reader)) {
         // What a text printed before stage j becomes by the time it reaches the reader.
         let through = (text: string): ReadonlyArray<string> => [text]
-        const scriptsOf = (text: string): ReadonlyArray<string> => [
-          ...(reader.mayReadStdinScript ? asInput(readerWords!, text) : []),
-          ...appended.map((words) => `${words.join(" ")} ${text}`)
-        ]
         for (let j = i - 1; j >= 0; j--) {
-          for (const script of printed[j]!.scripts.flatMap(through).flatMap(scriptsOf)) {
-            EmbeddedScripts.scriptReadings(analyse, script, readings, depth, guess || !reader.mayReadStdinScript)
-          }
+          for (const text of printed[j]!.scripts.flatMap(through)) readInput(analyse, reader, text, readings, depth)
           if (!printed[j]!.passes) break
           const decode = printed[j]!.decode
           if (decode !== undefined) {
@@ -339,18 +331,70 @@ export const commandWords = (stage: BashSyntax.SyntaxNode, env: WordFields.Env):
   return wordsOf(command, env)
 }
 
+// Options that give an interpreter its program in the words (`-c`, `-e`, `--eval`, `-m`, `-p`).
+const programInWords = /^(?:-[a-zA-Z]*[cemp][a-zA-Z]*|--eval(?:=.*)?|--print(?:=.*)?)$/
+
+/** Whether an interpreter reads its program from its input: no script file and no code in its words. */
+const programFromInput = (words: ReadonlyArray<string>): boolean =>
+  InterpreterCode.shellLines([words[0] ?? "", "'x'"]).lines.length > 0 &&
+  words.slice(1).every((word) => word === "-" || (word.startsWith("-") && !programInWords.test(word)))
+
 /** The commands xargs runs in a command's readings: each gets the words xargs reads appended. */
 const xargsRuns = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<ReadonlyArray<string>> =>
   unwrapped.readings.flatMap((reading) =>
     reading._tag === "Words" && reading.guess !== true && reading.via.at(-1) === "xargs" ? [reading.words] : []
   )
 
+/** The interpreters in a command's readings that read their program from input (`python3 -`, `node`). */
+const inputInterpreters = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
+  unwrapped.readings.flatMap((reading) =>
+    reading._tag === "Words" && programFromInput(reading.words) ? [reading.words[0]!] : []
+  )
+
 /**
- * The scripts a command's input may be: the text, and for xargs (`xargs sh -c`)
- * the text as xargs hands it on, its quotes removed (`'rm -rf /'` is one word).
+ * Whether a command runs anything of what it reads: a shell its script, xargs
+ * the arguments of what it runs, an interpreter its program.
+ *
+ * @since 0.4.0
+ * @category readings
  */
-const asInput = (reader: ReadonlyArray<string>, text: string): ReadonlyArray<string> =>
-  reader[0]?.split("/").pop() === "xargs" && /['"\\]/.test(text) ? [text, text.replace(/\\(.)|['"]/g, "$1")] : [text]
+export const readsInput = (reader: Wrappers.Unwrapped): boolean =>
+  reader.mayReadStdinScript || xargsRuns(reader).length > 0 || inputInterpreters(reader).length > 0
+
+/**
+ * Reads what a command does with a text it is given as input: a shell runs
+ * it as a script (for xargs, also as xargs hands it on, quotes removed:
+ * `'rm -rf /'` is one word); xargs appends its words to what it runs
+ * (`echo push | xargs git`); an interpreter runs it as its program, whose
+ * strings may reach a shell (`python3 - <<EOF`). All but a shell's sure
+ * script are guesses.
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const readInput = (
+  analyse: BashSyntax.Analyse,
+  reader: Wrappers.Unwrapped,
+  text: string,
+  readings: ReadingSet.Readings,
+  depth: number
+): void => {
+  if (reader.mayReadStdinScript) {
+    const xargs = reader.readings[0]?._tag === "Words" && reader.readings[0].words[0]?.split("/").pop() === "xargs"
+    const scripts = xargs && /['"\\]/.test(text) ? [text, text.replace(/\\(.)|['"]/g, "$1")] : [text]
+    for (const script of scripts) {
+      EmbeddedScripts.scriptReadings(analyse, script, readings, depth, !reader.readsStdinScript)
+    }
+  }
+  for (const words of xargsRuns(reader)) {
+    EmbeddedScripts.scriptReadings(analyse, `${words.join(" ")} ${text}`, readings, depth, true)
+  }
+  for (const name of inputInterpreters(reader)) {
+    const code = InterpreterCode.shellLines([name, text])
+    if (code.unread) readings.open ??= "an interpreter's code holds more strings than the engine reads"
+    for (const line of code.lines) EmbeddedScripts.scriptReadings(analyse, line, readings, depth, true)
+  }
+}
 
 // A file every non-interactive bash (BASH_ENV) or interactive sh (ENV) runs before its commands.
 const startupVariable = /^(?:BASH_ENV|ENV)=/
@@ -455,16 +499,8 @@ export const commandReadings = (
       )
     }
   }
-  // `xargs git <<< push`: the words xargs reads are the arguments of what it runs.
-  for (const words of xargsRuns(unwrapped)) {
-    for (const text of stdin) {
-      EmbeddedScripts.scriptReadings(analyse, `${words.join(" ")} ${text}`, readings, depth, true)
-    }
-  }
-  if (unwrapped.mayReadStdinScript) {
-    for (const script of stdin.flatMap((text) => asInput(stripped, text))) {
-      EmbeddedScripts.scriptReadings(analyse, script, readings, depth, !unwrapped.readsStdinScript)
-    }
+  if (readsInput(unwrapped)) {
+    for (const text of stdin) readInput(analyse, unwrapped, text, readings, depth)
   } else if (stdin.length > 0 && setsStartupFile(node, stripped, env)) {
     // `BASH_ENV=/dev/stdin bash -c : <<< 'rm -rf /'`: a shell started with it runs its input first.
     for (const script of stdin) EmbeddedScripts.scriptReadings(analyse, script, readings, depth, true)

@@ -280,6 +280,12 @@ export const collectReadings = (
             !readers.some((reader) => reader.readsStdinScript)
           )
         }
+        // `cat <<EOF | python3`, `cat <<EOF | xargs git`: what other readers run of it.
+        for (const reader of readers) {
+          if (body !== undefined && !reader.mayReadStdinScript && CommandNodeReadings.readsInput(reader)) {
+            CommandNodeReadings.readInput(analyse, reader, body.text, readings, depth)
+          }
+        }
         break
       }
       case "heredoc_body": {
