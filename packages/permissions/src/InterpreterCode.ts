@@ -102,14 +102,42 @@ export const stringLiterals = (text: string, limit = maxLiterals): ReadonlyArray
     let j = start
     for (; j < text.length && text[j] !== close; j++) {
       if (text[j] === "\\" && j + 1 < text.length) {
-        const next = text[++j]!
-        body += next === "n" ? "\n" : next === "t" ? "\t" : next
+        // `"\x72m -rf /"`, `"\u0072m"`, `"\162m"`: the character the escape stands for.
+        const escape = escapeAt(text, j + 1)
+        body += escape.char
+        j = escape.end - 1
       } else body += text[j]
     }
     out.push(body)
     i = j + 1
   }
   return out
+}
+
+const simpleEscapes: Readonly<Record<string, string>> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  e: "\u001b",
+  a: "\u0007",
+  "0": "\u0000"
+}
+
+/** The character an escape after a backslash at `at` stands for, and where the escape ends. */
+const escapeAt = (text: string, at: number): { readonly char: string; readonly end: number } => {
+  const code = (digits: string, radix: number, end: number) => {
+    const point = parseInt(digits, radix)
+    return { char: point <= 0x10ffff ? String.fromCodePoint(point) : "", end }
+  }
+  const hex = /^x([0-9A-Fa-f]{1,2})|^u\{([0-9A-Fa-f]{1,6})\}|^u([0-9A-Fa-f]{4})|^U([0-9A-Fa-f]{8})|^([0-7]{1,3})/.exec(
+    text.slice(at, at + 10)
+  )
+  if (hex !== null) {
+    const digits = hex[1] ?? hex[2] ?? hex[3] ?? hex[4]
+    return digits !== undefined ? code(digits, 16, at + hex[0].length) : code(hex[5]!, 8, at + hex[0].length)
+  }
+  const next = text[at]!
+  return { char: simpleEscapes[next] ?? next, end: at + 1 }
 }
 
 /** The words an interpreter answers without running a program. */

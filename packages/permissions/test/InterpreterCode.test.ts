@@ -23,6 +23,18 @@ describe("InterpreterCode", () => {
     assert.deepStrictEqual(InterpreterCode.stringLiterals(`"" ''`), ["", ""])
   })
 
+  it("decodes the escapes that spell a character: hex, octal, \\u, \\u{…}, \\U", () => {
+    // `os.system("\x72m -rf /")` runs rm in Python, Perl, Ruby and JavaScript alike.
+    assert.deepStrictEqual(
+      InterpreterCode.stringLiterals(
+        `"\\x72m -rf /" '\\162m' "\\u0072m" "\\u{72}m" "\\U00000072m" "\\x7" "\\e[0m" "\\r\\0" "\\q"`
+      ),
+      ["rm -rf /", "rm", "rm", "rm", "rm", "\u0007", "\u001b[0m", "\r\u0000", "q"]
+    )
+    const lines = InterpreterCode.shellLines(["python3", "-c", `import os; os.system("\\x72\\x6d -rf /")`]).lines
+    assert.include(lines, "rm -rf /")
+  })
+
   it("hands on an interpreter's literals, joined with and without blanks first; nothing for other programs", () => {
     assert.deepStrictEqual(lines(["python3", "-c", `run(["rm", "-rf", "/"])`]), [
       "rm -rf /",
