@@ -72,6 +72,38 @@ export const shell: WrapperStep.Handler = (words) => {
 
 const stdinFiles: ReadonlySet<string> = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
 
+// awk's options that take a value, and a program that hands text to a shell: `system(…)` of
+// something other than one literal, or a print piped into a command (`print | "sh"`).
+const awkValued = new Set(["-f", "-v", "-F", "--file", "--assign", "--field-separator"])
+const awkRuns = /\bsystem\s*\((?!\s*"[^"]*"\s*\))|\|\s*&?\s*(?:"[^"]*"|[A-Za-z_$])/
+
+/**
+ * awk never runs its words as a command: they are its program, its files and
+ * its variables (the program's literals are InterpreterCode's), so it gets
+ * no guesses as an unknown program would (`awk '{print $1}'` named no
+ * command). It runs what it reads when its program hands input to a shell
+ * (`awk '{system($0)}'`, `awk '{print | "sh"}'`): its input is then read as
+ * a script.
+ */
+export const awk = (words: ReadonlyArray<string>): WrapperStep.Step => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (word === "--") return runsInput(words[i + 1])
+    if (awkValued.has(word)) {
+      i++
+      continue
+    }
+    if (word.startsWith("-") && word !== "-") continue
+    return runsInput(word)
+  }
+  return WrapperStep.nothing
+}
+
+const runsInput = (program: string | undefined): WrapperStep.Step =>
+  program !== undefined && awkRuns.test(program)
+    ? { ...WrapperStep.step([], false, ["awk hands what it reads to a shell"]), stdin: true }
+    : WrapperStep.nothing
+
 // GNU sed's options that take a value (`-l N`, `-i` takes one only attached).
 const sedValued = new Set(["-e", "-f", "-l", "--expression", "--file", "--line-length"])
 // A command or a flag that makes sed run a shell: `e COMMAND`, a bare `e` (the pattern space runs),

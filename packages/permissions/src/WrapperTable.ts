@@ -50,5 +50,9 @@ export const handlers: ReadonlyMap<string, WrapperStep.Handler> = new Map([
   ["busybox", ShellWrappers.busybox],
   ["git", GitWrapper.git],
   ["make", ShellWrappers.make],
-  ["sed", ShellWrappers.sed]
+  ["sed", ShellWrappers.sed],
+  ["awk", ShellWrappers.awk],
+  ["gawk", ShellWrappers.awk],
+  ["mawk", ShellWrappers.awk],
+  ["nawk", ShellWrappers.awk]
 ])
