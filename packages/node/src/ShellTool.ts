@@ -582,7 +582,7 @@ const setup = (options: Options) => {
       sandbox: placement(input),
       // Validation has checked it resolves inside the workspace; the engine
       // reads the command's relative paths from there.
-      cwd: input.cwd
+      ...(input.cwd === undefined ? {} : { cwd: input.cwd })
     }),
     sandbox: sandbox === undefined
       ? () => Sandbox.unconfinedRunner.summary
