@@ -226,6 +226,17 @@ describe("a Read deny holds for a command run in another directory", () => {
       }))
   }
 
+  it.scoped("a link in the directory it starts in is followed from there", () =>
+    Effect.gen(function*() {
+      const { root } = yield* workspace(tree, { "src/link": "../secret" })
+      const runtime = yield* shellRuntime(root)
+      const result = yield* runtime.runCall(call("bash", { command: "cat link/x", cwd: "src" }))
+      const text = ToolResult.text(result)
+      assert.isTrue(result.isError, text)
+      assert.notInclude(text, MARKER)
+      assert.include(text, "Read(./secret/**)")
+    }))
+
   it.scoped("the same command where no rule guards runs", () =>
     Effect.gen(function*() {
       const { root } = yield* workspace(tree)

@@ -154,26 +154,26 @@ export const wordNodes = (command: BashSyntax.SyntaxNode): ReadonlyArray<BashSyn
 /** A command node's words as bash makes them, as far as the line tells. */
 const wordsOf = (command: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> => {
   const words = wordNodes(command).flatMap((node) => WordFields.fieldsOf(node, env))
-  const dashes = droppedDashes(command)
-  return dashes === 0 ? words : [...words, ...Array<string>(dashes).fill("-")]
+  return droppedDash(command) ? [...words, "-"] : words
 }
 
 /**
  * The grammar drops a lone `-` just before a here-document (`cat - <<EOF`,
  * `make -f - <<EOF`): bash keeps it as a word, the command's last.
  */
-const droppedDashes = (command: BashSyntax.SyntaxNode): number => {
+const droppedDash = (command: BashSyntax.SyntaxNode): boolean => {
   const parent = command.parent
-  if (parent?.type !== "redirected_statement" || parent.namedChildren[0]?.id !== command.id) return 0
+  if (parent?.type !== "redirected_statement" || parent.namedChildren[0]?.id !== command.id) return false
   const heredoc = parent.children.find((child) => child.type === "heredoc_redirect")
-  if (heredoc === undefined) return 0
+  if (heredoc === undefined) return false
   let end = command.endIndex
   for (const child of parent.children) {
     if (child.id === heredoc.id) break
     end = Math.max(end, child.endIndex)
   }
   const gap = parent.text.slice(end - parent.startIndex, heredoc.startIndex - parent.startIndex)
-  return /^(?:[ \t]+-)+[ \t]+$/.test(gap) ? gap.split("-").length - 1 : 0
+  // Only the last word before `<<` is lost (`cat - - <<EOF` keeps the first `-`).
+  return /^[ \t]+-[ \t]+$/.test(gap)
 }
 
 /**
@@ -331,8 +331,10 @@ export const commandWords = (stage: BashSyntax.SyntaxNode, env: WordFields.Env):
   return wordsOf(command, env)
 }
 
-// Options that give an interpreter its program in the words (`-c`, `-e`, `--eval`, `-m`, `-p`).
-const programInWords = /^(?:-[a-zA-Z]*[cemp][a-zA-Z]*|--eval(?:=.*)?|--print(?:=.*)?)$/
+// Options that give an interpreter its program in the words: `-c`, `-e`, `-E`, `-m`, `-p`, with the
+// value attached (`-mjson.tool`); given apart (`-uc 'code'`), the value is an operand, which already
+// says the program is in the words.
+const programInWords = /^(?:-[cemEp]|--eval=|--print=)/
 
 /** Whether an interpreter reads its program from its input: no script file and no code in its words. */
 const programFromInput = (words: ReadonlyArray<string>): boolean =>

@@ -69,6 +69,15 @@ describe("a command that starts in another directory", () => {
       ["cat ../../../etc/passwd", "src/a", "ask"]
     ]))
 
+  it.effect("always allow is offered when the paths are inside the workspace from where it starts", () =>
+    Effect.gen(function*() {
+      const subject = yield* engineWith({ mode: "default" })
+      yield* subject.engine.authorize(request(bash, { command: "mytool ../README.md", cwd: "src" }))
+      assert.deepStrictEqual((yield* lastPrompt(subject)).rules, ["bash(mytool ../README.md)"])
+      yield* subject.engine.authorize(request(bash, { command: "mytool ../README.md" }))
+      assert.deepStrictEqual((yield* lastPrompt(subject)).rules, [])
+    }))
+
   it.effect("a person asked about it is told where it runs", () =>
     Effect.gen(function*() {
       const subject = yield* engineWith({ mode: "default" })

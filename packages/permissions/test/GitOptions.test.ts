@@ -81,6 +81,7 @@ describe("git's options before its subcommand", () => {
       ["git -c alias.l=log l", "ask"],
       ["git --config-env=core.pager=PAGER log", "ask"],
       ["git --exec-path=/tmp/x status", "ask"],
+      ["git --exec-path=./bin status", "ask"],
       // git refuses an option it does not know; a later one that knows it still runs the subcommand.
       ["git --frobnicate status", "allow:rule"]
     ]))

@@ -20,6 +20,7 @@ describe("an interpreter's program read from its input", () => {
           "python3 - <<EOF\nimport os\nos.system('rm -rf /')\nEOF",
           "python3 <<< 'import os; os.system(\"rm -rf /\")'",
           "python3 -u - <<< 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'",
+          "python3 -Wignore - <<< 'import os; os.system(\"rm -rf /\")'",
           "node <<< 'require(\"child_process\").execSync(\"rm -rf /\")'",
           "echo 'system(\"rm -rf /\")' | perl",
           "cat <<'EOF' | node\nrequire('child_process').execSync('rm -rf /')\nEOF",
@@ -36,7 +37,20 @@ describe("an interpreter's program read from its input", () => {
   it.effect("a script file in its words, or a harmless program, is not read from the input", () =>
     Effect.gen(function*() {
       const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
-      for (const line of ["python3 tool.py <<< 'rm -rf /'", "echo 'print(1)' | python3", "node -e 'x' <<< 'rm -rf /'"]) {
+      for (
+        const line of [
+          "python3 tool.py <<< 'import os; os.system(\"rm -rf /\")'",
+          "echo 'print(1)' | python3",
+          "node -e 'x' <<< 'require(\"child_process\").execSync(\"rm -rf /\")'",
+          // `-m`: the program is a module; the input is its data.
+          "python3 -m json.tool <<< '[\"rm -rf /\"]'",
+          "python3 -mjson.tool <<< '[\"rm -rf /\"]'",
+          // Flags ending in the option that takes the program: it is in the words.
+          "python3 -uc 'print(1)' <<< 'import os; os.system(\"rm -rf /\")'",
+          "perl -lne 'print' <<< 'system(\"rm -rf /\")'",
+          "perl -p -e 's/a/b/' <<< 'system(\"rm -rf /\")'"
+        ]
+      ) {
         assert.strictEqual(yield* outcomeOf(denying, request(bash, { command: line })), "allow:mode", line)
       }
     }))

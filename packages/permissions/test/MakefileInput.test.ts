@@ -7,10 +7,20 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as CommandLine from "../src/CommandLine.js"
 import { engineWith, outcomeOf } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 describe("a makefile from the line", () => {
+  it.effect("the lone `-`s the grammar drops before a here-document are words", () =>
+    Effect.gen(function*() {
+      const { analyse } = yield* CommandLine.make
+      assert.deepStrictEqual(analyse("cat - <<EOF\nx\nEOF").readings, [["cat", "-"]])
+      assert.deepStrictEqual(analyse("cat a - - <<EOF\nx\nEOF").readings, [["cat", "a", "-", "-"]])
+      assert.deepStrictEqual(analyse("cat - >out <<EOF\nx\nEOF").readings, [["cat", "-"]])
+      assert.deepStrictEqual(analyse("cat <<EOF\nx\nEOF").readings, [["cat"]])
+    }))
+
   it.effect("its recipes are read as commands", () =>
     Effect.gen(function*() {
       const bypass = yield* engineWith({ mode: "bypassPermissions" })

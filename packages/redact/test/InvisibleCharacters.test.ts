@@ -101,6 +101,25 @@ describe("invisible characters", () => {
     { fastCheck: { numRuns: 60 } }
   )
 
+  it("those next to a secret stay outside its marker, those inside it go with it", () => {
+    const token = "ghp_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"
+    const text = `a \u200b${token.slice(0, 9)}\u200d${token.slice(9)}\u2060\u200b b`
+    assert.strictEqual(redactor.redact(text).text, `a \u200b${Redactor.marker("github-token")}\u2060\u200b b`)
+  })
+
+  it("a text dense with them streams as it redacts whole, in small batches and chunks", () => {
+    const text = sampleTexts.slice(0, 300).join("\n").replace(/(.{3})/gs, "$1\u200b")
+    const whole = redactor.redact(text)
+    assert.isAbove(whole.count, 20)
+    for (const [chunk, batch] of [[7, 50], [13, 500], [101, 1], [1_000, undefined]] as const) {
+      const stream = redactor.stream({ batch })
+      let out = ""
+      for (let i = 0; i < text.length; i += chunk) out += stream.push(text.slice(i, i + chunk)).text
+      out += stream.end().text
+      assert.strictEqual(out, whole.text, `chunks of ${chunk}, batch ${batch}`)
+    }
+  })
+
   it("positions map back: each folded character is where it was", () => {
     const text = "a\u200bb\u200c\u200dc\u{E0041}d\u00ad"
     const folded = Invisible.fold(text)
