@@ -151,19 +151,26 @@ export const wordNodes = (command: BashSyntax.SyntaxNode): ReadonlyArray<BashSyn
   return out
 }
 
-/** A command node's words as bash makes them, as far as the line tells. */
-const wordsOf = (command: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> => {
+/**
+ * A command node's words as bash makes them, as far as the line tells. With
+ * the node's parent (which the grammar's nodes find by walking down from the
+ * root, so a caller that has it passes it), a `-` the grammar dropped too.
+ */
+const wordsOf = (
+  command: BashSyntax.SyntaxNode,
+  env: WordFields.Env,
+  parent?: BashSyntax.SyntaxNode | null
+): ReadonlyArray<string> => {
   const words = wordNodes(command).flatMap((node) => WordFields.fieldsOf(node, env))
-  return droppedDash(command) ? [...words, "-"] : words
+  return parent !== undefined && parent !== null && droppedDash(command, parent) ? [...words, "-"] : words
 }
 
 /**
  * The grammar drops a lone `-` just before a here-document (`cat - <<EOF`,
  * `make -f - <<EOF`): bash keeps it as a word, the command's last.
  */
-const droppedDash = (command: BashSyntax.SyntaxNode): boolean => {
-  const parent = command.parent
-  if (parent?.type !== "redirected_statement" || parent.namedChildren[0]?.id !== command.id) return false
+const droppedDash = (command: BashSyntax.SyntaxNode, parent: BashSyntax.SyntaxNode): boolean => {
+  if (parent.type !== "redirected_statement" || parent.namedChildren[0]?.id !== command.id) return false
   const heredoc = parent.children.find((child) => child.type === "heredoc_redirect")
   if (heredoc === undefined) return false
   let end = command.endIndex
@@ -437,7 +444,9 @@ export const commandReadings = (
   readings: ReadingSet.Readings,
   depth: number
 ): void => {
-  const words = wordsOf(node, env)
+  // A here-document belongs to the statement around the command.
+  const parent = node.parent
+  const words = wordsOf(node, env, parent)
   const stdin: Array<string> = []
   for (const child of node.children) {
     // `bash <(echo …)`, `source <(cat <<EOF …)`: a shell's script file is what a process
@@ -449,8 +458,6 @@ export const commandReadings = (
     const value = child.namedChildren.at(-1)
     if (value !== undefined) stdin.push(WordFields.fieldsOf(value, env).join(" "))
   }
-  // A here-document belongs to the statement around the command.
-  const parent = node.parent
   if (parent?.type === "redirected_statement") {
     for (const redirect of parent.children) {
       if (redirect.type !== "heredoc_redirect") continue
@@ -501,7 +508,7 @@ export const commandReadings = (
       )
     }
   }
-  if (readsInput(unwrapped)) {
+  if (stdin.length > 0 && readsInput(unwrapped)) {
     for (const text of stdin) readInput(analyse, unwrapped, text, readings, depth)
   } else if (stdin.length > 0 && setsStartupFile(node, stripped, env)) {
     // `BASH_ENV=/dev/stdin bash -c : <<< 'rm -rf /'`: a shell started with it runs its input first.
