@@ -23,6 +23,16 @@ describe("InterpreterCode", () => {
     assert.deepStrictEqual(InterpreterCode.stringLiterals(`"" ''`), ["", ""])
   })
 
+  it("opens a literal only at a quote or at qx / %x with a bracket, and keeps a backslash that ends the text", () => {
+    // `max(1, 2)` holds an `x(` that is no `qx(`: no literal.
+    assert.deepStrictEqual(InterpreterCode.stringLiterals("max(1, 2); y = ax[0]"), [])
+    assert.deepStrictEqual(InterpreterCode.stringLiterals(`"abc\\`), ["abc\\"])
+    // Past 64 KB a word's code is unread, and none of it is read as a line.
+    const lines = InterpreterCode.shellLines(["node", `"a"${" ".repeat(64 * 1024)}"rm -rf /"`])
+    assert.isTrue(lines.unread)
+    assert.deepStrictEqual(lines.lines, ["a"])
+  })
+
   it("decodes the escapes that spell a character: hex, octal, \\u, \\u{…}, \\U", () => {
     // `os.system("\x72m -rf /")` runs rm in Python, Perl, Ruby and JavaScript alike.
     assert.deepStrictEqual(
@@ -107,7 +117,9 @@ describe("InterpreterCode", () => {
     ) {
       assert.isTrue(runs(line), line)
     }
-    for (const line of ["git log -C", "git status", "gitk -c x", "echo -c"]) assert.isFalse(runs(line), line)
+    for (const line of ["git log -C", "git status", "gitk -c x", "echo -c", "git diff --cached", "git log x-c"]) {
+      assert.isFalse(runs(line), line)
+    }
   })
 
   it.prop("any text: at most the limit of literals, each no longer than the text", [
