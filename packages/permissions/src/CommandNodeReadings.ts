@@ -203,11 +203,12 @@ export const pipedScripts = (
     if (i > 0) {
       const readerWords = commandWords(stages[i]!, env)
       const reader = readerWords === undefined ? undefined : Wrappers.unwrap(preliminary(readerWords))
-      if (reader !== undefined && readsInput(reader)) {
+      const use = reader === undefined ? undefined : inputUse(reader)
+      if (use !== undefined) {
         // What a text printed before stage j becomes by the time it reaches the reader.
         let through = (text: string): ReadonlyArray<string> => [text]
         for (let j = i - 1; j >= 0; j--) {
-          for (const text of printed[j]!.scripts.flatMap(through)) readInput(analyse, reader, text, readings, depth)
+          for (const text of printed[j]!.scripts.flatMap(through)) readInput(analyse, use, text, readings, depth)
           if (!printed[j]!.passes) break
           const decode = printed[j]!.decode
           if (decode !== undefined) {
@@ -270,7 +271,7 @@ const fromHex = (text: string): ReadonlyArray<string> => {
 
 /** A decoder a stage is: `base64 -d`, `base64 --decode`, `openssl base64 -d`, `xxd -r -p`. */
 const decoderOf = (words: ReadonlyArray<string>): ((text: string) => ReadonlyArray<string>) | undefined => {
-  const name = words[0]?.split("/").pop()
+  const name = InterpreterCode.programName(words)
   const flags = words.slice(1)
   const decodes = flags.some((w) => /^-[a-zA-Z]*[dD][a-zA-Z]*$/.test(w) || /^--d(?:e(?:c(?:o(?:de?)?)?)?)?$/.test(w))
   if ((name === "base64" || name === "base32" || name === "basenc") && decodes) return fromBase64
@@ -278,6 +279,13 @@ const decoderOf = (words: ReadonlyArray<string>): ((text: string) => ReadonlyArr
   if (name === "xxd" && flags.some((w) => /^-[a-zA-Z]*r/.test(w))) return fromHex
   return undefined
 }
+
+/** The texts of a command's here-strings, as bash expands them. */
+const hereStrings = (command: BashSyntax.SyntaxNode, env: WordFields.Env): ReadonlyArray<string> =>
+  command.children.flatMap((child) => {
+    const value = child.type === "herestring_redirect" ? child.namedChildren.at(-1) : undefined
+    return value === undefined ? [] : [WordFields.fieldsOf(value, env).join(" ")]
+  })
 
 /** A stage's nodes are walked this far for what it prints; past it the line is open. */
 const maxPrintingNodes = 4_096
@@ -307,10 +315,7 @@ const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: 
         if (name === "printf" && words.length > 2 && words[1]!.includes("%")) scripts.push(words.slice(2).join(" "))
       }
       if (name === "cat" || name === "tee") {
-        for (const child of node.children) {
-          const value = child.type === "herestring_redirect" ? child.namedChildren.at(-1) : undefined
-          if (value !== undefined) scripts.push(WordFields.fieldsOf(value, env).join(" "))
-        }
+        scripts.push(...hereStrings(node, env))
         // `cat` with no file (or `-`) prints what it reads; `tee` always does.
         const files = words.slice(1).filter((w) => w === "-" || !w.startsWith("-"))
         if (name === "tee" || files.length === 0 || files.includes("-")) passes = true
@@ -319,10 +324,7 @@ const printedBy = (stage: BashSyntax.SyntaxNode, env: WordFields.Env, readings: 
       if (decoder !== undefined) {
         passes = true
         decode = decoder
-        for (const child of node.children) {
-          const value = child.type === "herestring_redirect" ? child.namedChildren.at(-1) : undefined
-          if (value !== undefined) scripts.push(...decoder(WordFields.fieldsOf(value, env).join(" ")))
-        }
+        scripts.push(...hereStrings(node, env).flatMap(decoder))
       }
     }
     const children = node.children
@@ -345,35 +347,48 @@ const programInWords = /^(?:-[cemEp]|--eval=|--print=)/
 
 /** Whether an interpreter reads its program from its input: no script file and no code in its words. */
 const programFromInput = (words: ReadonlyArray<string>): boolean =>
-  InterpreterCode.shellLines([words[0] ?? "", "'x'"]).lines.length > 0 &&
+  InterpreterCode.isInterpreter(InterpreterCode.programName(words)) &&
   words.slice(1).every((word) => word === "-" || (word.startsWith("-") && !programInWords.test(word)))
 
-/** The commands xargs runs in a command's readings: each gets the words xargs reads appended. */
-const xargsRuns = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<ReadonlyArray<string>> =>
-  unwrapped.readings.flatMap((reading) =>
-    reading._tag === "Words" && reading.guess !== true && reading.via.at(-1) === "xargs" ? [reading.words] : []
-  )
-
-/** The interpreters in a command's readings that read their program from input (`python3 -`, `node`). */
-const inputInterpreters = (unwrapped: Wrappers.Unwrapped): ReadonlyArray<string> =>
-  unwrapped.readings.flatMap((reading) =>
-    reading._tag === "Words" && programFromInput(reading.words) ? [reading.words[0]!] : []
-  )
-
 /**
- * Whether a command runs anything of what it reads: a shell its script, xargs
- * the arguments of what it runs, an interpreter its program.
+ * What a command runs of what it reads, found once per command: a shell its
+ * script (`guess` when the shell only may read it), the commands xargs runs
+ * with the words it reads appended (`xargs sh -c <<< "'rm -rf /'"` is read
+ * as `sh -c 'rm -rf /'`: xargs's quotes are the shell's), and the
+ * interpreters that read their program from it.
  *
  * @since 0.4.0
  * @category readings
  */
-export const readsInput = (reader: Wrappers.Unwrapped): boolean =>
-  reader.mayReadStdinScript || xargsRuns(reader).length > 0 || inputInterpreters(reader).length > 0
+export interface InputUse {
+  readonly shell: { readonly guess: boolean } | undefined
+  readonly appended: ReadonlyArray<ReadonlyArray<string>>
+  readonly interpreters: ReadonlyArray<string>
+}
 
 /**
- * Reads what a command does with a text it is given as input: a shell runs
- * it as a script (for xargs, also as xargs hands it on, quotes removed:
- * `'rm -rf /'` is one word); xargs appends its words to what it runs
+ * How a command uses its input, or `undefined` when it runs none of it.
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const inputUse = (reader: Wrappers.Unwrapped): InputUse | undefined => {
+  const appended: Array<ReadonlyArray<string>> = []
+  const interpreters: Array<string> = []
+  for (const reading of reader.readings) {
+    if (reading._tag !== "Words") continue
+    if (reading.guess !== true && reading.via.at(-1) === "xargs") appended.push(reading.words)
+    if (programFromInput(reading.words)) interpreters.push(reading.words[0]!)
+  }
+  const shell = reader.mayReadStdinScript ? { guess: !reader.readsStdinScript } : undefined
+  return shell === undefined && appended.length === 0 && interpreters.length === 0
+    ? undefined
+    : { shell, appended, interpreters }
+}
+
+/**
+ * Reads what a command does with a text it is given as input (`inputUse`):
+ * a shell runs it as a script; xargs appends its words to what it runs
  * (`echo push | xargs git`); an interpreter runs it as its program, whose
  * strings may reach a shell (`python3 - <<EOF`). All but a shell's sure
  * script are guesses.
@@ -383,22 +398,16 @@ export const readsInput = (reader: Wrappers.Unwrapped): boolean =>
  */
 export const readInput = (
   analyse: BashSyntax.Analyse,
-  reader: Wrappers.Unwrapped,
+  use: InputUse,
   text: string,
   readings: ReadingSet.Readings,
   depth: number
 ): void => {
-  if (reader.mayReadStdinScript) {
-    const xargs = reader.readings[0]?._tag === "Words" && reader.readings[0].words[0]?.split("/").pop() === "xargs"
-    const scripts = xargs && /['"\\]/.test(text) ? [text, text.replace(/\\(.)|['"]/g, "$1")] : [text]
-    for (const script of scripts) {
-      EmbeddedScripts.scriptReadings(analyse, script, readings, depth, !reader.readsStdinScript)
-    }
-  }
-  for (const words of xargsRuns(reader)) {
+  if (use.shell !== undefined) EmbeddedScripts.scriptReadings(analyse, text, readings, depth, use.shell.guess)
+  for (const words of use.appended) {
     EmbeddedScripts.scriptReadings(analyse, `${words.join(" ")} ${text}`, readings, depth, true)
   }
-  for (const name of inputInterpreters(reader)) {
+  for (const name of use.interpreters) {
     const code = InterpreterCode.shellLines([name, text])
     if (code.unread) readings.open ??= "an interpreter's code holds more strings than the engine reads"
     for (const line of code.lines) EmbeddedScripts.scriptReadings(analyse, line, readings, depth, true)
@@ -508,8 +517,9 @@ export const commandReadings = (
       )
     }
   }
-  if (stdin.length > 0 && readsInput(unwrapped)) {
-    for (const text of stdin) readInput(analyse, unwrapped, text, readings, depth)
+  const use = stdin.length > 0 ? inputUse(unwrapped) : undefined
+  if (use !== undefined) {
+    for (const text of stdin) readInput(analyse, use, text, readings, depth)
   } else if (stdin.length > 0 && setsStartupFile(node, stripped, env)) {
     // `BASH_ENV=/dev/stdin bash -c : <<< 'rm -rf /'`: a shell started with it runs its input first.
     for (const script of stdin) EmbeddedScripts.scriptReadings(analyse, script, readings, depth, true)

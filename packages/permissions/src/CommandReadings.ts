@@ -281,9 +281,10 @@ export const collectReadings = (
           )
         }
         // `cat <<EOF | python3`, `cat <<EOF | xargs git`: what other readers run of it.
-        for (const reader of readers) {
-          if (body !== undefined && !reader.mayReadStdinScript && CommandNodeReadings.readsInput(reader)) {
-            CommandNodeReadings.readInput(analyse, reader, body.text, readings, depth)
+        if (body !== undefined) {
+          for (const reader of readers) {
+            const use = reader.mayReadStdinScript ? undefined : CommandNodeReadings.inputUse(reader)
+            if (use !== undefined) CommandNodeReadings.readInput(analyse, use, body.text, readings, depth)
           }
         }
         break

@@ -28,6 +28,15 @@ export const programName = (words: ReadonlyArray<string>): string => (words[0] ?
 const interpreter =
   /^(?:[gmn]?awk|busybox-awk|perl[0-9.]*|python[0-9.]*|pypy[0-9]*|ruby[0-9.]*|node|nodejs|deno|bun|php[0-9.]*|lua[0-9.]*|tclsh[0-9.]*|Rscript|osascript)$/
 
+/**
+ * Whether a program name (without its directory) is an interpreter whose
+ * words may carry code of their own.
+ *
+ * @since 0.4.0
+ * @category readings
+ */
+export const isInterpreter = (name: string): boolean => interpreter.test(name)
+
 /** Words past this length, and literals past this count, are not read further: the rest of a huge program stays unread. */
 const maxCode = 64 * 1024
 const maxLiterals = 64
@@ -47,7 +56,7 @@ const maxLiterals = 64
 export const shellLines = (
   words: ReadonlyArray<string>
 ): { readonly lines: ReadonlyArray<string>; readonly unread: boolean } => {
-  if (!interpreter.test(programName(words))) return none
+  if (!isInterpreter(programName(words))) return none
   const literals: Array<string> = []
   let unread = false
   for (const word of words.slice(1)) {

@@ -6,7 +6,9 @@
  *
  * @since 0.4.0
  */
+import * as InterpreterCode from "./InterpreterCode.js"
 import * as OptionGrammar from "./OptionGrammar.js"
+import * as ShellWrappers from "./ShellWrappers.js"
 import * as WrapperStep from "./WrapperStep.js"
 
 const xargsGrammar = OptionGrammar.make("0a:E:e::i::I:l::L:n:prs:txP:d:o", {
@@ -38,8 +40,6 @@ export const xargs: WrapperStep.Handler = (words) => {
   return shellTakesInput(command, replaceString(parsed)) ? { ...step, stdin: true } : step
 }
 
-const shells: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh"])
-
 // `-I R` (and `-i`, `{}` unless given) puts input where R stands in the command's words.
 const replaceString = (parsed: OptionGrammar.Parsed): string | undefined => {
   for (const option of parsed.given) {
@@ -59,8 +59,7 @@ const replaceString = (parsed: OptionGrammar.Parsed): string | undefined => {
  * whose script holds it. What the line feeds xargs is then read as a script.
  */
 const shellTakesInput = (command: ReadonlyArray<string>, replace: string | undefined): boolean => {
-  const name = command[0]?.split("/").pop() ?? ""
-  if (!shells.has(name)) return false
+  if (!ShellWrappers.shells.has(InterpreterCode.programName(command))) return false
   if (replace !== undefined && command.slice(1).some((word) => word.includes(replace))) return true
   const c = command.findIndex((word, i) => i > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(word))
   return c > 0 && command.slice(c + 1).every((word) => word.startsWith("-"))

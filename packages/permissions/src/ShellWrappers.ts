@@ -70,6 +70,14 @@ export const shell: WrapperStep.Handler = (words) => {
   return stdin || operands.length === 0 || readsInput(operands[0]!) ? WrapperStep.stdinShell : WrapperStep.nothing
 }
 
+/**
+ * The shells this module reads (`shell`): their `-c` takes a script.
+ *
+ * @since 0.4.0
+ * @category shells
+ */
+export const shells: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh"])
+
 const stdinFiles: ReadonlySet<string> = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"])
 
 // awk's options that take a value, and a program that hands text to a shell: `system(…)` of

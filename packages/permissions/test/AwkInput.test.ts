@@ -7,28 +7,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { engineWith, outcomeOf, unseenRemovals } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 describe("awk", () => {
   it.effect("a program that hands its input to a shell runs that input", () =>
     Effect.gen(function*() {
-      const bypass = yield* engineWith({ mode: "bypassPermissions" })
-      const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
-      const wrong: Array<string> = []
-      for (
-        const line of [
-          "awk '{system($0)}' <<< 'rm -rf /'",
-          "echo 'rm -rf /' | awk '{print | \"sh\"}'",
-          "echo 'rm -rf /' | gawk -F: '{ print $0 | \"/bin/bash\" }'",
-          "printf 'rm -rf /\\n' | mawk '{ cmd = $0; system(cmd) }'"
-        ]
-      ) {
-        const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
-        const denied = yield* outcomeOf(denying, request(bash, { command: line }))
-        if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
-      }
-      assert.deepStrictEqual(wrong, [])
+      const unseen = yield* unseenRemovals([
+        "awk '{system($0)}' <<< 'rm -rf /'",
+        "echo 'rm -rf /' | awk '{print | \"sh\"}'",
+        "echo 'rm -rf /' | gawk -F: '{ print $0 | \"/bin/bash\" }'",
+        "printf 'rm -rf /\\n' | mawk '{ cmd = $0; system(cmd) }'"
+      ])
+      assert.deepStrictEqual(unseen, [])
     }))
 
   it.effect("a program that only prints runs, whatever variables it names", () =>

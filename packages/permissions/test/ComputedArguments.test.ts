@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
+import { engineWith, type Outcome, outcomeOf, wrongOutcomes } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 const rows: ReadonlyArray<readonly [string, Outcome]> = [
@@ -27,12 +27,7 @@ const rows: ReadonlyArray<readonly [string, Outcome]> = [
 describe("arguments computed from the line's own text", () => {
   it.effect("are read as that text", () =>
     Effect.gen(function*() {
-      const subject = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(git push:*)"] })
-      const wrong: Array<string> = []
-      for (const [line, expected] of rows) {
-        const got = yield* outcomeOf(subject, request(bash, { command: line }))
-        if (got !== expected) wrong.push(`${line}: ${got}, expected ${expected}`)
-      }
+      const wrong = yield* wrongOutcomes({ mode: "bypassPermissions", deny: ["Bash(git push:*)"] }, rows)
       assert.deepStrictEqual(wrong, [])
       const bypass = yield* engineWith({ mode: "bypassPermissions" })
       for (const line of ["rm $(echo -rf /)", "echo / | xargs rm -rf", "rm -rf \"$(printf /)\""]) {

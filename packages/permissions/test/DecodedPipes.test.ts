@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { engineWith, outcomeOf, unseenRemovals } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 const b64 = (text: string) => btoa(text)
@@ -15,25 +15,16 @@ const hex = (text: string) => [...new TextEncoder().encode(text)].map((b) => b.t
 describe("a pipe through a decoder into a shell", () => {
   it.effect("runs the decoded text: deny rules and the destruction check see it", () =>
     Effect.gen(function*() {
-      const bypass = yield* engineWith({ mode: "bypassPermissions" })
-      const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
-      const wrong: Array<string> = []
-      for (
-        const line of [
-          `echo ${b64("rm -rf /")} | base64 -d | sh`,
-          `echo ${b64("rm -rf /\n")} | base64 --decode | bash`,
-          `printf '%s' '${b64("echo hi; rm -rf /")}' | base64 -d | cat | sh`,
-          `base64 -d <<< ${b64("rm -rf /")} | sh`,
-          `echo ${b64("rm -rf /")} | openssl base64 -d | sh`,
-          `echo ${hex("rm -rf /")} | xxd -r -p | sh`,
-          `echo ${b64(b64("rm -rf /"))} | base64 -d | base64 -d | sh`
-        ]
-      ) {
-        const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
-        const denied = yield* outcomeOf(denying, request(bash, { command: line }))
-        if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
-      }
-      assert.deepStrictEqual(wrong, [])
+      const unseen = yield* unseenRemovals([
+        `echo ${b64("rm -rf /")} | base64 -d | sh`,
+        `echo ${b64("rm -rf /\n")} | base64 --decode | bash`,
+        `printf '%s' '${b64("echo hi; rm -rf /")}' | base64 -d | cat | sh`,
+        `base64 -d <<< ${b64("rm -rf /")} | sh`,
+        `echo ${b64("rm -rf /")} | openssl base64 -d | sh`,
+        `echo ${hex("rm -rf /")} | xxd -r -p | sh`,
+        `echo ${b64(b64("rm -rf /"))} | base64 -d | base64 -d | sh`
+      ])
+      assert.deepStrictEqual(unseen, [])
     }))
 
   it.effect("a decoded text that is harmless, or one no shell reads, runs", () =>

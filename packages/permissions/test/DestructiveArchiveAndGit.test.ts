@@ -7,8 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
-import { bash, request } from "./SampleTools.js"
+import { type Outcome, wrongOutcomes } from "./EngineHarness.js"
 
 const rows: ReadonlyArray<readonly [string, Outcome]> = [
   ["tar --remove-files -cf /tmp/x.tar ~", "ask"],
@@ -37,12 +36,7 @@ const rows: ReadonlyArray<readonly [string, Outcome]> = [
 describe("removals through tar and git", () => {
   it.effect("a vital target asks in bypassPermissions; an ordinary one runs", () =>
     Effect.gen(function*() {
-      const subject = yield* engineWith({ mode: "bypassPermissions", homeDirectory: "/home/dev" })
-      const wrong: Array<string> = []
-      for (const [line, expected] of rows) {
-        const got = yield* outcomeOf(subject, request(bash, { command: line }))
-        if (got !== expected) wrong.push(`${line}: ${got}, expected ${expected}`)
-      }
+      const wrong = yield* wrongOutcomes({ mode: "bypassPermissions", homeDirectory: "/home/dev" }, rows)
       assert.deepStrictEqual(wrong, [])
     }))
 })

@@ -93,3 +93,36 @@ export const outcomesOf = (config: Parameters<typeof engineWith>[0], lines: Read
 /** The record `outcomesOf` gives when every line has one outcome. */
 export const allOutcomes = (lines: ReadonlyArray<string>, outcome: Outcome): Record<string, Outcome> =>
   Object.fromEntries(lines.map((line) => [line, outcome]))
+
+/** The rows whose outcome under `config` is not the one expected, as `line: got, expected …`. */
+export const wrongOutcomes = (
+  config: Parameters<typeof engineWith>[0],
+  rows: ReadonlyArray<readonly [line: string, expected: Outcome]>
+) =>
+  Effect.gen(function*() {
+    const subject = yield* engineWith(config)
+    const wrong: Array<string> = []
+    for (const [line, expected] of rows) {
+      const got = yield* outcomeOf(subject, request(bash, { command: line }))
+      if (got !== expected) wrong.push(`${line}: ${got}, expected ${expected}`)
+    }
+    return wrong
+  })
+
+/**
+ * The lines, each of which runs `rm -rf /`, that an engine lets run unseen:
+ * in bypassPermissions the destruction check must ask, and a `Bash(rm:*)`
+ * deny rule must deny. Each that fails either, as `line: outcome, outcome`.
+ */
+export const unseenRemovals = (lines: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const bypass = yield* engineWith({ mode: "bypassPermissions" })
+    const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
+    const wrong: Array<string> = []
+    for (const line of lines) {
+      const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
+      const denied = yield* outcomeOf(denying, request(bash, { command: line }))
+      if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
+    }
+    return wrong
+  })

@@ -9,19 +9,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
+import { engineWith, type Outcome, outcomeOf, wrongOutcomes } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 const outcomes = (config: Parameters<typeof engineWith>[0], rows: ReadonlyArray<readonly [string, Outcome]>) =>
-  Effect.gen(function*() {
-    const subject = yield* engineWith(config)
-    const wrong: Array<string> = []
-    for (const [line, expected] of rows) {
-      const got = yield* outcomeOf(subject, request(bash, { command: line }))
-      if (got !== expected) wrong.push(`${line}: ${got}, expected ${expected}`)
-    }
-    assert.deepStrictEqual(wrong, [])
-  })
+  Effect.map(wrongOutcomes(config, rows), (wrong) => assert.deepStrictEqual(wrong, []))
 
 describe("git's options before its subcommand", () => {
   it.effect("a deny rule for a subcommand holds whatever options come first", () =>

@@ -6,32 +6,23 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { engineWith, outcomeOf, unseenRemovals } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 describe("an interpreter's program read from its input", () => {
   it.effect("its strings are read as shell commands", () =>
     Effect.gen(function*() {
-      const bypass = yield* engineWith({ mode: "bypassPermissions" })
-      const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
-      const wrong: Array<string> = []
-      for (
-        const line of [
-          "python3 - <<EOF\nimport os\nos.system('rm -rf /')\nEOF",
-          "python3 <<< 'import os; os.system(\"rm -rf /\")'",
-          "python3 -u - <<< 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'",
-          "python3 -Wignore - <<< 'import os; os.system(\"rm -rf /\")'",
-          "node <<< 'require(\"child_process\").execSync(\"rm -rf /\")'",
-          "echo 'system(\"rm -rf /\")' | perl",
-          "cat <<'EOF' | node\nrequire('child_process').execSync('rm -rf /')\nEOF",
-          "printf '%s' 'import os; os.system(\"rm -rf /\")' | sudo python3"
-        ]
-      ) {
-        const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
-        const denied = yield* outcomeOf(denying, request(bash, { command: line }))
-        if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
-      }
-      assert.deepStrictEqual(wrong, [])
+      const unseen = yield* unseenRemovals([
+        "python3 - <<EOF\nimport os\nos.system('rm -rf /')\nEOF",
+        "python3 <<< 'import os; os.system(\"rm -rf /\")'",
+        "python3 -u - <<< 'import subprocess; subprocess.run([\"rm\", \"-rf\", \"/\"])'",
+        "python3 -Wignore - <<< 'import os; os.system(\"rm -rf /\")'",
+        "node <<< 'require(\"child_process\").execSync(\"rm -rf /\")'",
+        "echo 'system(\"rm -rf /\")' | perl",
+        "cat <<'EOF' | node\nrequire('child_process').execSync('rm -rf /')\nEOF",
+        "printf '%s' 'import os; os.system(\"rm -rf /\")' | sudo python3"
+      ])
+      assert.deepStrictEqual(unseen, [])
     }))
 
   it.effect("a script file in its words, or a harmless program, is not read from the input", () =>

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as CommandLine from "../src/CommandLine.js"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { engineWith, outcomeOf, unseenRemovals } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 describe("a makefile from the line", () => {
@@ -23,24 +23,15 @@ describe("a makefile from the line", () => {
 
   it.effect("its recipes are read as commands", () =>
     Effect.gen(function*() {
-      const bypass = yield* engineWith({ mode: "bypassPermissions" })
-      const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
-      const wrong: Array<string> = []
-      for (
-        const line of [
-          "make -f - <<EOF\nall:\n\trm -rf /\nEOF",
-          "make -f /dev/stdin <<< $'all:\\n\\trm -rf /'",
-          "printf 'all:\\n\\trm -rf /\\n' | make -f -",
-          "make --file=- <<'EOF'\nall:\n\trm -rf /\nEOF",
-          "make --eval='x := $(shell rm -rf /)'",
-          "make -E 'all: ; rm -rf /' all"
-        ]
-      ) {
-        const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
-        const denied = yield* outcomeOf(denying, request(bash, { command: line }))
-        if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
-      }
-      assert.deepStrictEqual(wrong, [])
+      const unseen = yield* unseenRemovals([
+        "make -f - <<EOF\nall:\n\trm -rf /\nEOF",
+        "make -f /dev/stdin <<< $'all:\\n\\trm -rf /'",
+        "printf 'all:\\n\\trm -rf /\\n' | make -f -",
+        "make --file=- <<'EOF'\nall:\n\trm -rf /\nEOF",
+        "make --eval='x := $(shell rm -rf /)'",
+        "make -E 'all: ; rm -rf /' all"
+      ])
+      assert.deepStrictEqual(unseen, [])
     }))
 
   it.effect("make on a file the words name is the program it is", () =>

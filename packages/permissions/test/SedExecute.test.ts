@@ -7,33 +7,24 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { engineWith, outcomeOf, unseenRemovals } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 describe("sed's e", () => {
   it.effect("runs a command: deny rules and the destruction check see it", () =>
     Effect.gen(function*() {
-      const bypass = yield* engineWith({ mode: "bypassPermissions" })
-      const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
-      const wrong: Array<string> = []
-      for (
-        const line of [
-          "sed '1e rm -rf /' notes.txt",
-          "sed -n '$e rm -rf /' notes.txt",
-          "sed -ne '/x/e rm -rf /' notes.txt",
-          "sed -e p -e '1,3e rm -rf /' notes.txt",
-          "sed --expression='1e rm -rf /' notes.txt",
-          "sed 's/.*/rm -rf \\//e' notes.txt",
-          "echo x | sed 's|x|rm -rf /|e'",
-          "sed e <<< 'rm -rf /'",
-          "echo 'rm -rf /' | sed -n 'e'"
-        ]
-      ) {
-        const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
-        const denied = yield* outcomeOf(denying, request(bash, { command: line }))
-        if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
-      }
-      assert.deepStrictEqual(wrong, [])
+      const unseen = yield* unseenRemovals([
+        "sed '1e rm -rf /' notes.txt",
+        "sed -n '$e rm -rf /' notes.txt",
+        "sed -ne '/x/e rm -rf /' notes.txt",
+        "sed -e p -e '1,3e rm -rf /' notes.txt",
+        "sed --expression='1e rm -rf /' notes.txt",
+        "sed 's/.*/rm -rf \\//e' notes.txt",
+        "echo x | sed 's|x|rm -rf /|e'",
+        "sed e <<< 'rm -rf /'",
+        "echo 'rm -rf /' | sed -n 'e'"
+      ])
+      assert.deepStrictEqual(unseen, [])
     }))
 
   it.effect("a script that runs nothing is read as before, and a script file asks", () =>

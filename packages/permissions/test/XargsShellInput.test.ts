@@ -7,31 +7,22 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, outcomeOf } from "./EngineHarness.js"
+import { engineWith, outcomeOf, unseenRemovals } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
 describe("a shell xargs feeds", () => {
   it.effect("runs what xargs reads: deny rules and the destruction check see it", () =>
     Effect.gen(function*() {
-      const bypass = yield* engineWith({ mode: "bypassPermissions" })
-      const denying = yield* engineWith({ mode: "bypassPermissions", deny: ["Bash(rm:*)"] })
-      const wrong: Array<string> = []
-      for (
-        const line of [
-          "xargs sh -c <<< \"'rm -rf /'\"",
-          "echo \"'rm -rf /'\" | xargs bash -c",
-          "printf '%s\\n' '\"rm -rf /\"' | xargs -r sh -c",
-          "xargs -I{} sh -c '{}' <<< 'rm -rf /'",
-          "xargs -I X bash -c 'X' <<< 'rm -rf /'",
-          "xargs -0 sh -ec <<< 'rm -rf /'",
-          "xargs -I{} /bin/sh -c 'cd /tmp && {}' <<EOF\nrm -rf /\nEOF"
-        ]
-      ) {
-        const destruction = yield* outcomeOf(bypass, request(bash, { command: line }))
-        const denied = yield* outcomeOf(denying, request(bash, { command: line }))
-        if (destruction !== "ask" || denied !== "deny:rule") wrong.push(`${line}: ${destruction}, ${denied}`)
-      }
-      assert.deepStrictEqual(wrong, [])
+      const unseen = yield* unseenRemovals([
+        "xargs sh -c <<< \"'rm -rf /'\"",
+        "echo \"'rm -rf /'\" | xargs bash -c",
+        "printf '%s\\n' '\"rm -rf /\"' | xargs -r sh -c",
+        "xargs -I{} sh -c '{}' <<< 'rm -rf /'",
+        "xargs -I X bash -c 'X' <<< 'rm -rf /'",
+        "xargs -0 sh -ec <<< 'rm -rf /'",
+        "xargs -I{} /bin/sh -c 'cd /tmp && {}' <<EOF\nrm -rf /\nEOF"
+      ])
+      assert.deepStrictEqual(unseen, [])
     }))
 
   it.effect("a shell with a command string of its own, or another program, takes input as arguments only", () =>
