@@ -35,15 +35,8 @@ export const fieldsOf = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<s
     case "ansi_c_string":
       return [decodeAnsiC(node.text.replace(/^\$'|'$/g, ""))]
     case "string":
-    case "translated_string": {
-      // `"${a[@]}"` is one field per element.
-      const inner = node.namedChildren
-      if (inner.length === 1 && inner[0]!.type === "expansion" && node.text === `"${inner[0]!.text}"`) {
-        const elements = env.has("IFS") ? undefined : arrayValue(inner[0]!, env)
-        if (elements !== undefined) return splitFields(elements)
-      }
-      return [quotedValue(node, env)]
-    }
+    case "translated_string":
+      return quotedFields(node, env)
     case "simple_expansion":
     case "expansion":
       return piecesFields(expansionPieces(node, env))
@@ -62,24 +55,27 @@ export const fieldsOf = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<s
 /**
  * The parts of a word after brace expansion, which bash does first, on the
  * word as written: `${x}{m,}` is `${x}m` and `${x}`. Its quoted and expanded
- * parts stand in the expansion as one opaque character each, and are
- * evaluated afterwards, in each word the braces made.
+ * parts stand in the expansion as one private-use character each, and are
+ * evaluated afterwards, in each word the braces made. A private-use
+ * character the word itself holds gets a stand-in of its own, so it cannot
+ * pass for a part.
  */
 const braced = (
   children: ReadonlyArray<BashSyntax.SyntaxNode>
 ): ReadonlyArray<ReadonlyArray<BashSyntax.SyntaxNode | string>> => {
   const literal = (c: BashSyntax.SyntaxNode) => c.type === "word" || c.type === "brace_expression"
-  const stand = (i: number) => String.fromCharCode(0xe000 + i)
-  if (children.length > 0x1000 || !children.some((c) => literal(c) && c.text.includes("{"))) return [children]
-  // A word that holds such a character itself is read as before: its braces stay unexpanded, a reading more.
-  if (children.some((c) => /[\ue000-\uefff]/.test(c.text))) return [children]
-  const words = braceExpand(children.map((c, i) => (literal(c) ? c.text : stand(i))).join(""))
+  if (!children.some((c) => literal(c) && c.text.includes("{"))) return [children]
+  const parts: Array<BashSyntax.SyntaxNode | string> = []
+  const stand = (part: BashSyntax.SyntaxNode | string) => String.fromCharCode(0xe000 + parts.push(part) - 1)
+  const written = children.map((c) => literal(c) ? c.text.replace(/[\ue000-\uefff]/g, stand) : stand(c)).join("")
+  // Past the block's size the stand-ins would run out: such a word is read with its braces as written.
+  if (parts.length > 0x1000) return [children]
+  const words = braceExpand(written)
   if (words.length < 2) return [children]
   return words.map((word) =>
-    word.split(/([\ue000-\uefff])/).filter((part) => part !== "").map((part) => {
-      const at = part.charCodeAt(0) - 0xe000
-      return part.length === 1 && at >= 0 && at < children.length ? children[at]! : unescapeUnquoted(part)
-    })
+    word.split(/([\ue000-\uefff])/).filter((part) => part !== "").map((part) =>
+      /^[\ue000-\uefff]$/.test(part) ? parts[part.charCodeAt(0) - 0xe000]! : unescapeUnquoted(part)
+    )
   )
 }
 
@@ -94,31 +90,52 @@ const joined = (parts: ReadonlyArray<BashSyntax.SyntaxNode | string>, env: Env):
   return fields
 }
 
-const quotedValue = (node: BashSyntax.SyntaxNode, env: Env): string => {
-  let value = ""
+/**
+ * A quoted word's fields: one, unless it holds `${a[@]}` of an array the
+ * line assigned, which is one field per element even inside quotes, the
+ * text before it joined to the first and the text after it to the last
+ * (`"r${a[@]}"` with `a=(m -rf /)` runs `rm -rf /`). `IFS` plays no part.
+ */
+const quotedFields = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<string> => {
+  const done: Array<string> = []
+  let current = ""
   for (const child of node.children) {
-    switch (child.type) {
-      case "\"":
-        break
-      case "$":
-        // The `$` of `$"…"`; any other is a `$` bash keeps (`"a$"`: nothing follows to expand).
-        if (node.type !== "translated_string") value += "$"
-        break
-      case "string_content":
-        value += child.text.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "")
-        break
-      case "simple_expansion":
-      case "expansion":
-        value += expansionPieces(child, env).map((piece) => piece.text).join("")
-        break
-      case "string":
-        value += quotedValue(child, env)
-        break
-      default:
-        value += child.text
+    const elements = child.type === "expansion" ? arrayValue(child, env, ["@"]) : undefined
+    if (elements === undefined) {
+      current += quotedPart(node, child, env)
+      continue
     }
+    const split = splitFields(elements)
+    if (split.length === 1) {
+      current += split[0]!
+      continue
+    }
+    done.push(`${current}${split[0]!}`, ...split.slice(1, -1))
+    current = split.at(-1)!
   }
-  return value
+  return [...done, current]
+}
+
+const quotedValue = (node: BashSyntax.SyntaxNode, env: Env): string =>
+  node.children.map((child) => quotedPart(node, child, env)).join("")
+
+const quotedPart = (node: BashSyntax.SyntaxNode, child: BashSyntax.SyntaxNode, env: Env): string => {
+  switch (child.type) {
+    case "\"":
+      return ""
+    case "$":
+      // The `$` of `$"…"`; any other is a `$` bash keeps (`"a$"`: nothing follows to expand).
+      return node.type === "translated_string" ? "" : "$"
+    case "string_content":
+      return child.text.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "")
+    case "simple_expansion":
+    case "expansion":
+      return expansionPieces(child, env).map((piece) => piece.text).join("")
+    case "string":
+      return quotedValue(child, env)
+    default:
+      return child.text
+  }
 }
 
 /**
@@ -184,14 +201,20 @@ const operandPieces = (node: BashSyntax.SyntaxNode, from: number, to: number, en
  * them again (an element that holds a blank becomes two fields, one reading
  * more). `undefined` when the expansion is no such thing.
  */
-const arrayValue = (node: BashSyntax.SyntaxNode, env: Env): string | undefined => {
+const arrayValue = (
+  node: BashSyntax.SyntaxNode,
+  env: Env,
+  indices: ReadonlyArray<string> = ["@", "*"]
+): string | undefined => {
   const subscript = node.namedChildren.find((c) => c.type === "subscript")
   if (subscript === undefined || node.children.some((c) => !c.isNamed && !/^(?:\$\{|\})$/.test(c.type))) {
     return undefined
   }
   const name = subscript.namedChildren.find((c) => c.type === "variable_name")?.text
   const index = subscript.childForFieldName("index")?.text ?? subscript.namedChildren.at(-1)?.text
-  return name !== undefined && (index === "@" || index === "*") ? env.get(`${name}[@]`) : undefined
+  return name !== undefined && index !== undefined && indices.includes(index)
+    ? env.get(`${name}[@]`)
+    : undefined
 }
 
 const expansionPieces = (node: BashSyntax.SyntaxNode, env: Env): ReadonlyArray<Piece> => {

@@ -368,6 +368,11 @@ describe("CommandLine attack", () => {
       { line: "declare -a a=(sudo rm -rf ~); \"${a[@]}\"", config: "bypassAll", expected: "ask" },
       { line: "a=(rm -rf /); \"${a[@]}\"", config: "bypass", expected: "deny:rule" },
       { line: "a=(ls -la); \"${a[@]}\"", config: "bypassAll", expected: "allow:mode" },
+      // Inside quotes too, text before `${a[@]}` joins its first element: `"r${a[@]}"` runs rm.
+      { line: "a=(m -rf /); \"r${a[@]}\"", config: "bypassAll", expected: "ask" },
+      { line: "a=(m -rf /); \"r${a[@]}\"", config: "bypass", expected: "deny:rule" },
+      // An operator on the array changes its elements in ways not modelled: the command is unknown.
+      { line: "a=(ls); ${a[@]/ls/rm} -rf /", config: "bypassAll", expected: "ask" },
       // An interpreter's code hands strings to a shell: each string (and all of them joined) is a guess.
       { line: "awk 'BEGIN{system(\"rm -rf /\")}'", config: "bypassAll", expected: "ask" },
       { line: "gawk 'BEGIN { \"rm\" \" -rf /\" | getline }'", config: "bypassAll", expected: "ask" },

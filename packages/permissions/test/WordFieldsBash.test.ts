@@ -64,6 +64,18 @@ const words: ReadonlyArray<string> = [
   "/",
   "\"$z\"",
   "${a[@]}",
+  "\"${b[@]}\"",
+  "\"x${b[@]}y\"",
+  "\"$x${b[@]}\"",
+  "\"${b[@]}${b[@]}\"",
+  "\"${b[*]}\"",
+  "${b[*]}",
+  "${u:-$x}",
+  "${u:-${x}}",
+  "{a,\"b c\"}",
+  "\"q\"{a,b}",
+  // A character the brace expansion uses as a stand-in for a quoted part, written in the word itself.
+  "\ue001{a,b}\"q\"",
   "\"\"",
   "''"
 ]
@@ -88,8 +100,8 @@ const approximated: ReadonlyArray<string> = [
   "${u:=v w} $u"
 ]
 
-/** The assignments every line starts with: a value with a blank, a plain one, an empty one, an array. */
-const prelude = "x='p q'; y=r; e=; z='  s   t  '; a=(k 'l m'); "
+/** The assignments every line starts with: a value with a blank, a plain one, an empty one, two arrays. */
+const prelude = "x='p q'; y=r; e=; z='  s   t  '; a=(k 'l m'); b=(k l); "
 
 const command = FastCheck.array(FastCheck.constantFrom(...words), { minLength: 1, maxLength: 4 })
   .map((chosen) => `mark ${chosen.join(" ")}`)
