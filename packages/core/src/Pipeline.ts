@@ -42,7 +42,7 @@ export type { Parsed, ParseError } from "./PipelineParse.js"
  */
 export const lookup = (registry: Registry.Service, toolName: string): Effect.Effect<
   Registry.Entry,
-  ToolError.UnknownTool
+  ToolError.UnknownTool | ToolError.ToolUnavailable
 > => registry.lookup(toolName)
 
 // ---------------------------------------------------------------------------

@@ -66,8 +66,39 @@ export interface Service {
   readonly definitions: ReadonlyArray<Definition>
   /** Synchronous lookup, for the scheduler's planning. */
   readonly get: (name: string) => Entry | undefined
-  /** The lookup stage: an unknown name fails with close matches as suggestions. */
-  readonly lookup: (name: string) => Effect.Effect<Entry, ToolError.UnknownTool>
+  /**
+   * The lookup stage: an unknown name fails with close matches as
+   * suggestions; a name under the prefix of an unavailable source fails
+   * with that source's failure.
+   */
+  readonly lookup: (name: string) => Effect.Effect<Entry, ToolError.UnknownTool | ToolError.ToolUnavailable>
+  /** The sources whose tools could not be registered, and why. */
+  readonly unavailable: ReadonlyArray<Unavailable>
+}
+
+/**
+ * A source of tools the registry could not take its tools from (an MCP
+ * server that did not start): a call to a name under its prefix gets
+ * `tool_unavailable` with the reason, not `unknown_tool`.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Unavailable {
+  /** Every name of the source starts with it, as `mcp__github__` does. */
+  readonly prefix: string
+  /** What the source is called in messages: `MCP server "github"`. */
+  readonly source: string
+  /** Why it failed, in a sentence. */
+  readonly reason: string
+}
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface Options {
+  readonly unavailable?: ReadonlyArray<Unavailable> | undefined
 }
 
 /**
@@ -86,7 +117,8 @@ const validName = /^[a-zA-Z0-9_-]{1,64}$/
  * @category constructors
  */
 export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
-  tools: Tools
+  tools: Tools,
+  options?: Options
 ): Effect.Effect<Service, InvalidRegistry, Tool.Requirements<Tools[number]>> =>
   Effect.gen(function*() {
     const context = yield* Effect.context<Tool.Requirements<Tools[number]>>()
@@ -115,10 +147,16 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
       }
       byName.set(tool.name, { tool, context })
     }
-    return fromEntries(byName)
+    const unavailable = options?.unavailable ?? []
+    // A registered tool is found first; an empty prefix would answer every misspelt name with a failure.
+    const empty = unavailable.find(({ prefix }) => prefix === "")
+    if (empty !== undefined) {
+      return yield* new InvalidRegistry({ reason: `The unavailable ${empty.source} needs a non-empty name prefix.` })
+    }
+    return fromEntries(byName, unavailable)
   })
 
-const fromEntries = (byName: Map<string, Entry>): Service => {
+const fromEntries = (byName: Map<string, Entry>, unavailable: ReadonlyArray<Unavailable>): Service => {
   const entries = Array.from(byName.values())
   const names = Array.from(byName.keys())
   let definitions: ReadonlyArray<Definition> | undefined
@@ -133,11 +171,16 @@ const fromEntries = (byName: Map<string, Entry>): Service => {
       }))
     },
     get,
+    unavailable,
     lookup: (name) => {
       const entry = byName.get(name)
-      return entry !== undefined
-        ? Effect.succeed(entry)
-        : Effect.fail(new ToolError.UnknownTool({ toolName: name, suggestions: suggest(name, names) }))
+      if (entry !== undefined) return Effect.succeed(entry)
+      const source = unavailable.find(({ prefix }) => name.startsWith(prefix))
+      return Effect.fail(
+        source === undefined
+          ? new ToolError.UnknownTool({ toolName: name, suggestions: suggest(name, names) })
+          : new ToolError.ToolUnavailable({ toolName: name, source: source.source, reason: source.reason })
+      )
     }
   }
 }

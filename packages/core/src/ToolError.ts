@@ -26,6 +26,7 @@ export type Code =
   | "invalid_input"
   | "input_too_large"
   | "unknown_tool"
+  | "tool_unavailable"
   | "invalid_arguments"
   | "rule_violation"
   | "permission_denied"
@@ -166,6 +167,33 @@ export class UnknownTool extends Schema.TaggedError<UnknownTool>()("UnknownTool"
   }
   override get message() {
     return `There is no tool named "${printableName(this.toolName)}".`
+  }
+}
+
+/**
+ * The tool belongs to a source the runtime could not reach: an MCP server
+ * that did not start. Not `unknown_tool`: the name may be right, and the
+ * model (or the person reading the transcript) learns which source failed
+ * and why, instead of being told to check its spelling.
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class ToolUnavailable extends Schema.TaggedError<ToolUnavailable>()("ToolUnavailable", {
+  toolName: Schema.String,
+  source: Schema.String,
+  reason: Schema.String
+}) implements Describe {
+  readonly code = "tool_unavailable" as const
+  readonly retryable = false
+  readonly outcomeUnknown = false
+  get hint() {
+    return `The tools of ${
+      printableName(this.source)
+    } cannot be used in this session: carry on without them, or tell the user what failed.`
+  }
+  override get message() {
+    return `${printableName(this.toolName)} is unavailable: ${this.reason}`
   }
 }
 
@@ -472,6 +500,7 @@ export type ToolError =
   | InvalidInput
   | InputTooLarge
   | UnknownTool
+  | ToolUnavailable
   | InvalidArguments
   | RuleViolation
   | PermissionDenied
@@ -490,6 +519,7 @@ const tags: ReadonlySet<string> = new Set<ToolError["_tag"]>([
   "InvalidInput",
   "InputTooLarge",
   "UnknownTool",
+  "ToolUnavailable",
   "InvalidArguments",
   "RuleViolation",
   "PermissionDenied",

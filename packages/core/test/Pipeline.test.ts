@@ -239,7 +239,12 @@ const failureOf = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<E, ne
     })
   )
 
-const lookupError = (registry: Registry.Service, name: string) => failureOf(Pipeline.lookup(registry, name))
+const lookupError = (registry: Registry.Service, name: string) =>
+  Effect.flatMap(
+    failureOf(Pipeline.lookup(registry, name)),
+    (error) =>
+      error._tag === "UnknownTool" ? Effect.succeed(error) : Effect.dieMessage(`expected UnknownTool: ${error._tag}`)
+  )
 
 describe("Pipeline.lookup", () => {
   it.effect("finds a registered tool by its exact name", () =>
@@ -296,6 +301,28 @@ describe("Pipeline.lookup", () => {
         assert.strictEqual(error._tag, "UnknownTool", name)
         assert.strictEqual(error.message, `There is no tool named "${name}".`)
       }
+    }))
+
+  it.effect("answers a name under an unavailable source's prefix with that source's failure", () =>
+    Effect.gen(function*() {
+      const unavailable = [{ prefix: "mcp__crm__", source: "MCP server \"crm\"", reason: "it exited at once." }]
+      const registry = yield* Registry.make(supportTools, { unavailable })
+      assert.deepStrictEqual(registry.unavailable, unavailable)
+      const error = yield* failureOf(Pipeline.lookup(registry, "mcp__crm__find_customer"))
+      assert.strictEqual(error._tag, "ToolUnavailable")
+      assert.strictEqual(error.code, "tool_unavailable")
+      assert.strictEqual(error.message, "mcp__crm__find_customer is unavailable: it exited at once.")
+      assert.include(error.hint, "MCP server \"crm\" cannot be used in this session")
+      // Other names are unknown as before; a registered tool is found whatever the prefixes.
+      assert.strictEqual((yield* lookupError(registry, "mcp__crmx__a")).code, "unknown_tool")
+      const shadowing = yield* Registry.make(supportTools, { unavailable: [{ ...unavailable[0]!, prefix: "query_" }] })
+      assert.strictEqual((yield* Pipeline.lookup(shadowing, "query_ticket")).tool.name, "query_ticket")
+      assert.strictEqual((yield* failureOf(Pipeline.lookup(shadowing, "query_x")))._tag, "ToolUnavailable")
+      // An empty prefix would turn every misspelt name into a failure: refused.
+      const empty = yield* Effect.either(
+        Registry.make(supportTools, { unavailable: [{ ...unavailable[0]!, prefix: "" }] })
+      )
+      assert.isTrue(Either.isLeft(empty))
     }))
 
   it.effect("keeps a hostile name to one short printable line", () =>

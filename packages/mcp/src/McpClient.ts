@@ -143,6 +143,13 @@ export interface Options {
   readonly stderrLevel?: LogLevel.LogLevel | undefined
   /** What the client calls itself in the handshake. */
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+  /**
+   * Fail when any server cannot start, as if every server were `required`.
+   * Default false: a server that fails is left out, its failure kept in
+   * {@link Service.failures}, and each call to one of its tools answered
+   * with `tool_unavailable` and the cause.
+   */
+  readonly requireAll?: boolean | undefined
 }
 
 /**
@@ -152,7 +159,10 @@ export interface Options {
 export interface Service {
   /** The servers that started, in configuration order. */
   readonly servers: ReadonlyArray<Server>
-  /** The servers that did not start; their tools are not available. */
+  /**
+   * The servers that did not start, with why: their tools are not
+   * available, and a call to one gets `tool_unavailable` with this cause.
+   */
   readonly failures: ReadonlyArray<McpClientError>
 }
 
@@ -321,7 +331,14 @@ export const connect = (
       }
       return Effect.tryPromise({
         try: (signal) => client.connect(transport, { signal, timeout: startupMillis }),
-        catch: (error) => new McpClientError({ server: name, reason: "start_failed", detail: describe(error) })
+        catch: (error) =>
+          new McpClientError({
+            server: name,
+            reason: "start_failed",
+            detail: error instanceof McpError && error.code === ErrorCode.RequestTimeout
+              ? `no answer to the handshake within ${startupMillis} ms`
+              : describe(error)
+          })
       }).pipe(
         // The SDK's own timeout covers the handshake; this one covers a
         // process that never even spawns.
@@ -432,13 +449,18 @@ export const connect = (
 
 /**
  * Starts every server of a configuration at once. A server that fails to
- * start is logged and left out (its error is in `failures`): one broken
- * server does not take the others' tools away.
+ * start is logged at warning level and left out (its error is in
+ * `failures`): one broken server does not take the others' tools away.
+ * A `required` server that fails (any server, with `requireAll`) fails the
+ * whole client instead, after stopping those that started.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (config: McpConfig.Config, options?: Options): Effect.Effect<Service, never, Scope.Scope> =>
+export const make = (
+  config: McpConfig.Config,
+  options?: Options
+): Effect.Effect<Service, McpClientError, Scope.Scope> =>
   Effect.gen(function*() {
     const entries = Object.entries(config.mcpServers)
     const started = yield* Effect.forEach(
@@ -455,6 +477,10 @@ export const make = (config: McpConfig.Config, options?: Options): Effect.Effect
         yield* Effect.logWarning(result.left.message).pipe(Effect.annotateLogs({ mcpServer: result.left.server }))
       }
     }
+    const fatal = failures.find((failure) =>
+      options?.requireAll === true || config.mcpServers[failure.server]?.required === true
+    )
+    if (fatal !== undefined) return yield* fatal
     return { servers, failures } satisfies Service
   })
 
@@ -462,7 +488,7 @@ export const make = (config: McpConfig.Config, options?: Options): Effect.Effect
  * @since 0.1.0
  * @category layers
  */
-export const layer = (config: McpConfig.Config, options?: Options): Layer.Layer<McpClient> =>
+export const layer = (config: McpConfig.Config, options?: Options): Layer.Layer<McpClient, McpClientError> =>
   Layer.scoped(McpClient, make(config, options))
 
 /**
@@ -471,5 +497,8 @@ export const layer = (config: McpConfig.Config, options?: Options): Layer.Layer<
  * @since 0.1.0
  * @category layers
  */
-export const layerFile = (path: string, options?: Options): Layer.Layer<McpClient, McpConfig.McpConfigError> =>
+export const layerFile = (
+  path: string,
+  options?: Options
+): Layer.Layer<McpClient, McpConfig.McpConfigError | McpClientError> =>
   Layer.scoped(McpClient, Effect.flatMap(McpConfig.load(path), (config) => make(config, options)))

@@ -11,7 +11,7 @@
  * }
  * ```
  *
- * Only `trusted` and the time limits are ours; keys other clients add are
+ * Only `trusted`, `required` and the time limits are ours; keys other clients add are
  * ignored, so one file can serve them all. Trust is opt-in: a server not
  * marked `trusted` has its tool annotations ignored (every tool is a write
  * of high risk), because an annotation is a claim the server makes about
@@ -41,6 +41,10 @@ export const Common = {
   }),
   startupTimeout: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.positive())).annotations({
     description: "How long the server may take to start and answer the handshake, in milliseconds."
+  }),
+  required: Schema.optional(Schema.Boolean).annotations({
+    description:
+      "Fail the whole client (and the runtime built on it) when this server cannot start, instead of going on without its tools. Default false."
   })
 }
 

@@ -244,8 +244,26 @@ export const layerRegistry = <const Tools extends ReadonlyArray<Tool.Any>>(
 ): Layer.Layer<Registry.Registry, Registry.InvalidRegistry, McpClient.McpClient | Tool.Requirements<Tools[number]>> =>
   Layer.effect(
     Registry.Registry,
-    Effect.flatMap(tools(options), (mcp) => Registry.make([...own, ...mcp]))
+    Effect.flatMap(
+      McpClient.McpClient,
+      (client) => Registry.make([...own, ...fromClient(client, options)], { unavailable: unavailable(client) })
+    )
   )
+
+/**
+ * The servers that did not start, as sources the registry answers for: a
+ * call to `mcp__<server>__…` gets `tool_unavailable` with the server's
+ * failure, not `unknown_tool`.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const unavailable = (client: McpClient.Service): ReadonlyArray<Registry.Unavailable> =>
+  client.failures.map((failure) => ({
+    prefix: `mcp__${failure.server}__`,
+    source: `MCP server "${failure.server}"`,
+    reason: failure.message
+  }))
 
 /**
  * The runtime over the given tools and every MCP tool, with the in-memory

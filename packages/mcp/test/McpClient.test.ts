@@ -6,10 +6,11 @@
  * again on the next call; a cancelled call reaches the server; stderr goes
  * to the log, never into a result.
  */
-import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { afterAll, assert, describe, it as plain, layer } from "@effect/vitest"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
@@ -94,6 +95,16 @@ describe("McpClient", () => {
         ])
         // Its stderr reached the log.
         assert.isTrue(stderrOf("silent").some((line) => line.includes("never answering")))
+        // A call to one of its tools says which server failed and why, not that the name is wrong.
+        const [missing] = yield* runtime.runTurn([call("0", "mcp__silent__echo", { message: "x" })])
+        assert.isTrue(missing!.isError)
+        assert.strictEqual(missing!.error?.code, "tool_unavailable")
+        assert.isFalse(missing!.error?.retryable)
+        assert.include(ToolResult.text(missing!), "MCP server \"silent\" could not be started")
+        assert.include(ToolResult.text(missing!), "no answer to the handshake within 5000 ms")
+        // A name outside every failed server's prefix is still unknown.
+        const [unknown] = yield* runtime.runTurn([call("0", "mcp__silentx__echo", {})])
+        assert.strictEqual(unknown!.error?.code, "unknown_tool")
         for (const name of ["flaky", "hanging"]) {
           const status = yield* (yield* server(name)).status
           if (status.pid !== undefined) Servers.pids.add(status.pid)
@@ -170,4 +181,48 @@ describe("McpClient", () => {
         assert.strictEqual(seen(), cancelled + 1)
       }))
   })
+})
+
+describe("a server that cannot start", () => {
+  // A word the flaky server ignores, to find its processes by.
+  const marker = `marker-${process.pid}-unstarted`
+  const mistyped = McpConfig.make({
+    ok: Servers.stdio(Servers.flakyServer, ["-", marker]),
+    typo: { command: "tool-runtime-no-such-mcp-server" }
+  })
+
+  plain.scoped(
+    "is left out: its failure names the server and the cause, and its tools answer with it",
+    () =>
+      Effect.gen(function*() {
+        const client = yield* McpClient.make(mistyped)
+        for (const s of client.servers) Servers.pids.add((yield* s.status).pid!)
+        assert.deepStrictEqual(client.servers.map((s) => s.name), ["ok"])
+        assert.deepStrictEqual(client.failures.map((f) => [f.server, f.reason]), [["typo", "start_failed"]])
+        assert.include(client.failures[0]!.message, "ENOENT")
+        assert.deepStrictEqual(McpTools.unavailable(client).map((u) => u.prefix), ["mcp__typo__"])
+      }),
+    { timeout: 30_000 }
+  )
+
+  plain.scoped(
+    "fails the client when the server is required, after stopping those that started",
+    () =>
+      Effect.gen(function*() {
+        const required = McpConfig.make({
+          ...mistyped.mcpServers,
+          typo: { ...mistyped.mcpServers.typo!, required: true }
+        })
+        const exit = yield* Effect.exit(Effect.scoped(McpClient.make(required)))
+        assert.isTrue(Exit.isFailure(exit))
+        const error = Exit.isFailure(exit) ? exit.cause.toJSON() : undefined
+        assert.include(JSON.stringify(error), "typo")
+        // With requireAll, any server.
+        const all = yield* Effect.exit(Effect.scoped(McpClient.make(mistyped, { requireAll: true })))
+        assert.isTrue(Exit.isFailure(all))
+        // The server that had started was stopped with the failed scope.
+        yield* Servers.waitUntil(() => Servers.withMarker(marker).length === 0, "the started server is gone")
+      }),
+    { timeout: 30_000 }
+  )
 })

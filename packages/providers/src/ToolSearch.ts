@@ -36,6 +36,8 @@ export interface Options {
   readonly name?: string | undefined
   /** The most definitions one search returns. Default 5. */
   readonly maxResults?: number | undefined
+  /** Sources whose tools could not be registered (see `Registry.Unavailable`). */
+  readonly unavailable?: ReadonlyArray<Registry.Unavailable> | undefined
 }
 
 /**
@@ -212,7 +214,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
         })
     })
 
-    const base = yield* Registry.make([...tools, searchTool])
+    const base = yield* Registry.make([...tools, searchTool], { unavailable: options.unavailable })
     const shown = base.definitions.filter((definition) => !deferredNames.has(definition.name))
     let cached: { readonly count: number; readonly definitions: ReadonlyArray<Registry.Definition> } | undefined
     const registry: Registry.Service = {
@@ -225,7 +227,8 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
         return cached.definitions
       },
       get: base.get,
-      lookup: base.lookup
+      lookup: base.lookup,
+      unavailable: base.unavailable
     }
     return {
       registry,

@@ -59,8 +59,10 @@ export const layerRegistry = Layer.effect(
   Registry.Registry,
   Effect.gen(function*() {
     const warranty = yield* AiToolkit.tools(SupportAgent.WarrantyToolkit)
-    const imported = yield* McpTools.tools()
-    return yield* Registry.make([...SupportDesk.tools, ...warranty, ...imported])
+    const client = yield* McpClient.McpClient
+    return yield* Registry.make([...SupportDesk.tools, ...warranty, ...McpTools.fromClient(client)], {
+      unavailable: McpTools.unavailable(client)
+    })
   })
 )
 
@@ -81,12 +83,16 @@ export const layerRuntime = (mcpConfig: Option.Option<string>) => {
     // One desk for the desk's tools and the toolkit's handler.
     Layer.provide(SupportDesk.layer),
     Layer.provide(Option.match(mcpConfig, {
-      onNone: () => McpClient.layer(McpConfig.make({})),
+      onNone: () => McpClient.layer(McpConfig.make({})).pipe(Layer.orDie),
       onSome: (path) =>
         McpClient.layerFile(path).pipe(
           // The configuration's own message does not say which file it read.
           Layer.mapError((error) =>
-            new CliError.CliError({ message: `Invalid MCP configuration in ${path}: ${error.reason}` })
+            new CliError.CliError({
+              message: error._tag === "McpClientError"
+                ? error.message
+                : `Invalid MCP configuration in ${path}: ${error.reason}`
+            })
           )
         )
     }))
