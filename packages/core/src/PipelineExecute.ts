@@ -11,7 +11,9 @@
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import * as ForeignText from "./ForeignText.js"
@@ -45,9 +47,43 @@ export interface ExecuteEnv {
   /** The turn's runtime: handlers run with its fiber refs (clock, logger, tracer). */
   readonly runtime: Runtime.Runtime<never>
   readonly onProgress:
-    | ((callId: string, toolName: string, message: string | undefined) => Effect.Effect<void>)
+    | ((callId: string, toolName: string, report: ProgressReport) => Effect.Effect<void>)
     | undefined
   readonly interruptReason: () => string
+}
+
+/**
+ * A handler's progress as it leaves the call: the message redacted and
+ * cleaned, the numbers only when they are finite and at least zero.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface ProgressReport {
+  readonly message: string | undefined
+  readonly progress?: number | undefined
+  readonly total?: number | undefined
+}
+
+const amount = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined
+
+/** Reads a handler's report once, through guards: it may be any value, a getter that throws among them. */
+const readReport = (update: unknown, redact: (text: string) => string): ProgressReport => {
+  const field = (name: string): unknown => {
+    const read = Either.try(() => (update as Record<string, unknown>)[name])
+    return Either.isRight(read) ? read.right : undefined
+  }
+  const raw = typeof update === "string" ? update : Predicate.isObject(update) ? field("message") : undefined
+  const message = typeof raw === "string" ? ForeignText.printable(redact(raw), ForeignText.defaultMax) : undefined
+  if (!Predicate.isObject(update)) return { message }
+  const progress = amount(field("progress"))
+  const total = amount(field("total"))
+  return {
+    message,
+    ...(progress === undefined ? {} : { progress }),
+    ...(total === undefined ? {} : { total })
+  }
 }
 
 // Failure and defect details are not redacted here: the error only ever
@@ -180,16 +216,12 @@ export const execute = (
         toolName: tool.name,
         progress: onProgress === undefined
           ? () => touch
-          : (message) =>
+          : (update) =>
             Effect.zipRight(
               touch,
               // A progress line goes to a UI, often a terminal: redacted, then cleaned and bounded.
-              onProgress(
-                callId,
-                tool.name,
-                typeof message === "string"
-                  ? ForeignText.printable(env.redactor.redact(message).text, ForeignText.defaultMax)
-                  : undefined
+              Effect.suspend(() =>
+                onProgress(callId, tool.name, readReport(update, (t) => env.redactor.redact(t).text))
               )
             ),
         output: () => touch

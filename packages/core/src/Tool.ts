@@ -39,10 +39,29 @@ export type Risk = "low" | "medium" | "high"
 export interface Context {
   readonly callId: string
   readonly toolName: string
-  /** Reports progress, optionally with a short message (it is redacted before anyone sees it). */
-  readonly progress: (message?: string) => Effect.Effect<void>
+  /**
+   * Reports progress: a short message (redacted before anyone sees it), or
+   * how far the work is (`{ progress: 3, total: 10 }`, with a message or
+   * not). A number that is not finite and at least zero is dropped, the
+   * rest of the report kept.
+   */
+  readonly progress: (update?: string | Progress) => Effect.Effect<void>
   /** Reports that output arrived; the text itself is not kept. */
   readonly output: (chunk: string) => Effect.Effect<void>
+}
+
+/**
+ * How far a running call is, as a handler reports it.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Progress {
+  readonly message?: string | undefined
+  /** Work done so far; MCP clients expect it to grow with each report. */
+  readonly progress?: number | undefined
+  /** Work in all, when known. */
+  readonly total?: number | undefined
 }
 
 /**

@@ -46,6 +46,10 @@ export type Event =
     readonly callId: string
     readonly toolName: string
     readonly message: string | undefined
+    /** Work done so far, when the handler said. */
+    readonly progress?: number | undefined
+    /** Work in all, when the handler said. */
+    readonly total?: number | undefined
   }
   | { readonly _tag: "CallFinished"; readonly index: number; readonly result: ToolResult.ToolResult }
 
@@ -251,7 +255,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         runtime,
         onProgress: onEvent === undefined
           ? undefined
-          : (callId, toolName, message) => onEvent({ _tag: "Progress", callId, toolName, message }),
+          : (callId, toolName, report) => onEvent({ _tag: "Progress", callId, toolName, ...report }),
         // Read when a handler is interrupted, by which time `turn` exists.
         interruptReason: () => turn.interruptReason ?? "the turn was interrupted"
       }

@@ -939,4 +939,56 @@ describe("ToolRuntime progress events", () => {
       assert.notInclude(message, token)
       assert.include(message, "[REDACTED:github-token]")
     }))
+
+  it.effect("a count and a total go on as given; numbers that are not amounts, and reports that throw, are dropped", () =>
+    Effect.gen(function*() {
+      const token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+      const throwing = new Proxy({}, {
+        get: () => {
+          throw new Error(`trap ${token}`)
+        }
+      })
+      const reports: ReadonlyArray<unknown> = [
+        { progress: 2, total: 10 },
+        { message: `token ${token}`, progress: 3 },
+        { progress: Number.NaN, total: Number.POSITIVE_INFINITY, message: "odd numbers" },
+        { progress: -1, total: "ten" },
+        {
+          get progress() {
+            throw new Error("getter")
+          },
+          total: 5
+        },
+        throwing,
+        undefined
+      ]
+      const reporting = Tool.make("reporting", {
+        description: "reports progress",
+        parameters: {},
+        readOnly: true,
+        handler: (_, context) =>
+          Effect.as(Effect.forEach(reports, (report) => context.progress(report as Tool.Progress)), "done")
+      })
+      const runtime = yield* runtimeWith([reporting])
+      const events: Array<unknown> = []
+      const [result] = yield* runtime.runTurn([call("1", "reporting", {})], {
+        onEvent: (event) =>
+          Effect.sync(() => {
+            if (event._tag === "Progress") {
+              const { callId: _c, toolName: _t, _tag, ...report } = event
+              events.push(report)
+            }
+          })
+      })
+      assert.isFalse(result!.isError)
+      assert.deepStrictEqual(events, [
+        { message: undefined, progress: 2, total: 10 },
+        { message: "token [REDACTED:github-token]", progress: 3 },
+        { message: "odd numbers" },
+        { message: undefined },
+        { message: undefined, total: 5 },
+        { message: undefined },
+        { message: undefined }
+      ])
+    }))
 })

@@ -122,20 +122,29 @@ export const make = (options?: Options): Effect.Effect<Server, never, ToolRuntim
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const readOnly = runtime.registry.get(request.params.name)?.tool.readOnly ?? true
       const token = request.params._meta?.progressToken
+      // The protocol wants `progress` to grow with every notification: a
+      // handler's own count is used while it does, a report without one
+      // counts one more, and one that would go back is not sent.
       let progress = 0
       const onEvent = token === undefined ?
         undefined :
-        (event: ToolRuntime.Event) =>
-          event._tag !== "Progress" ? Effect.void : Effect.tryPromise(() =>
+        (event: ToolRuntime.Event) => {
+          if (event._tag !== "Progress") return Effect.void
+          const next = event.progress ?? progress + 1
+          if (next <= progress) return Effect.void
+          progress = next
+          return Effect.tryPromise(() =>
             extra.sendNotification({
               method: "notifications/progress",
               params: {
                 progressToken: token,
-                progress: ++progress,
+                progress,
+                ...(event.total === undefined ? {} : { total: event.total }),
                 ...(event.message === undefined ? {} : { message: event.message })
               }
             })
           ).pipe(Effect.ignore)
+        }
       return run(
         gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
           { id: `mcp-${String(extra.requestId)}`, name: request.params.name, input: request.params.arguments ?? {} },

@@ -204,8 +204,15 @@ export const fromMcpTool = (server: McpClient.Server, tool: McpTool, options?: O
         const result = yield* server.call(tool.name, input, {
           // The runtime's limits stop the call first; the SDK's is a backstop.
           timeoutMillis: timeoutMillis + 5_000,
+          // The numbers go on as they came, so a client of ours served over MCP keeps the server's totals.
           onProgress: (progress) => {
-            run(context.progress(describeProgress(progress)))
+            run(
+              context.progress({
+                message: describeProgress(progress),
+                progress: progress.progress,
+                total: progress.total
+              })
+            )
           }
         })
         if (result.isError === true) {
