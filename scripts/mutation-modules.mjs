@@ -91,7 +91,17 @@ export const modules = {
       "packages/permissions/test/WritesAfterCd.test.ts",
       // Where a `$(…)` the grammar leaves as text ends, and a word's fields, asked of bash.
       "packages/permissions/test/SubstitutionEnds.test.ts",
-      "packages/permissions/test/WordFieldsBash.test.ts"
+      "packages/permissions/test/WordFieldsBash.test.ts",
+      // What a command does with its input, git's options, and commands an argument computes.
+      "packages/permissions/test/DestructiveArchiveAndGit.test.ts",
+      "packages/permissions/test/StartupFileVariables.test.ts",
+      "packages/permissions/test/XargsShellInput.test.ts",
+      "packages/permissions/test/DecodedPipes.test.ts",
+      "packages/permissions/test/MakefileInput.test.ts",
+      "packages/permissions/test/SedExecute.test.ts",
+      "packages/permissions/test/ComputedArguments.test.ts",
+      "packages/permissions/test/InterpreterInput.test.ts",
+      "packages/permissions/test/AwkInput.test.ts"
     ]
   },
   "read-only-commands": {

@@ -43,6 +43,19 @@ describe("InterpreterCode", () => {
     )
     const lines = InterpreterCode.shellLines(["python3", "-c", `import os; os.system("\\x72\\x6d -rf /")`]).lines
     assert.include(lines, "rm -rf /")
+    // An escape is read where the backslash is: a later `x2f` or `u002f` is text, not a slash.
+    assert.deepStrictEqual(InterpreterCode.stringLiterals(`"\\tx2f" "\\tu002f" "\\tu{2f}" "\\tU0000002f"`), [
+      "\tx2f",
+      "\tu002f",
+      "\tu{2f}",
+      "\tU0000002f"
+    ])
+    // Past the last code point there is no character: nothing is made of it, and nothing throws.
+    assert.deepStrictEqual(InterpreterCode.stringLiterals(`"a\\u{10ffff}" "b\\u{110000}c" "\\u{ffffff}"`), [
+      "a\u{10ffff}",
+      "bc",
+      ""
+    ])
   })
 
   it("hands on an interpreter's literals, joined with and without blanks first; nothing for other programs", () => {

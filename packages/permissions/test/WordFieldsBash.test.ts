@@ -74,6 +74,9 @@ const words: ReadonlyArray<string> = [
   "${u:-${x}}",
   "{a,\"b c\"}",
   "\"q\"{a,b}",
+  // A value that ends in `$` is split like any other; a blank a backslash escapes in a default is kept.
+  "$d",
+  "${u:-a\\ b}",
   // A character the brace expansion uses as a stand-in for a quoted part, written in the word itself.
   "\ue001{a,b}\"q\"",
   "\"\"",
@@ -100,8 +103,8 @@ const approximated: ReadonlyArray<string> = [
   "${u:=v w} $u"
 ]
 
-/** The assignments every line starts with: a value with a blank, a plain one, an empty one, two arrays. */
-const prelude = "x='p q'; y=r; e=; z='  s   t  '; a=(k 'l m'); b=(k l); "
+/** The assignments every line starts with: values with a blank, a plain one, an empty one, two arrays. */
+const prelude = "x='p q'; y=r; e=; z='  s   t  '; a=(k 'l m'); b=(k l); d='c d$'; "
 
 const command = FastCheck.array(FastCheck.constantFrom(...words), { minLength: 1, maxLength: 4 })
   .map((chosen) => `mark ${chosen.join(" ")}`)
