@@ -75,7 +75,17 @@ const pieces: ReadonlyArray<string> = [
   "true && M",
   "if true; then M; fi",
   "while false; do :; done; M",
-  "echo a \\\nb; M"
+  "echo a \\\nb; M",
+  // Escapes and quotes inside quotes and backquotes, a lone `$`, redirection operators.
+  "echo \"a\\\")\" ; M",
+  "echo \"`echo ')'`\" ; M",
+  "echo `echo \\)` ; M",
+  "echo $\"a)\" ; M",
+  "echo $ ; M",
+  "echo a >>/dev/null ; M",
+  "echo a 2>&1 >/dev/null ; M",
+  // A here-document whose delimiter the `)` closing the substitution follows at once.
+  "echo $(cat <<E\nx\nE)$(M)"
 ]
 
 /** A body of one to four pieces, joined as bash joins statements, each marker made distinct. */

@@ -76,6 +76,9 @@ const words: ReadonlyArray<string> = [
   "\"q\"{a,b}",
   // A value that ends in `$` is split like any other; a blank a backslash escapes in a default is kept.
   "$d",
+  // One element and three: the text around joins the first and the last.
+  "\"x${c[@]}y\"",
+  "\"x${t[@]}y\"",
   "${u:-a\\ b}",
   // A character the brace expansion uses as a stand-in for a quoted part, written in the word itself.
   "\ue001{a,b}\"q\"",
@@ -100,11 +103,14 @@ const approximated: ReadonlyArray<string> = [
   "\"${a[@]}\"",
   "${a[0]}",
   "$\"t\"",
-  "${u:=v w} $u"
+  "${u:=v w} $u",
+  // The grammar ends a brace expression at an escaped blank: `{a,b}\ c` is read as three words, bash's
+  // `a c` and `b c` are not among the readings (a word with a blank in it names no command).
+  "\"q\"{a,b}\\ c"
 ]
 
-/** The assignments every line starts with: values with a blank, a plain one, an empty one, two arrays. */
-const prelude = "x='p q'; y=r; e=; z='  s   t  '; a=(k 'l m'); b=(k l); d='c d$'; "
+/** The assignments every line starts with: values with a blank, a plain one, an empty one, arrays of one to three elements. */
+const prelude = "x='p q'; y=r; e=; z='  s   t  '; a=(k 'l m'); b=(k l); c=(z); t=(p q r); d='c d$'; "
 
 const command = FastCheck.array(FastCheck.constantFrom(...words), { minLength: 1, maxLength: 4 })
   .map((chosen) => `mark ${chosen.join(" ")}`)
