@@ -36,6 +36,9 @@ export interface Plain {
   readonly globs: boolean
 }
 
+/** Characters that do not print as themselves: the other categories, line and paragraph separators; a tab prints. */
+const unprintable = /(?!\t)[\p{C}\p{Zl}\p{Zp}]/u
+
 const plainWord = /^[A-Za-z0-9_\-+=.,:/@%^]+$/
 const escapedWord = /^(?:[A-Za-z0-9_\-+=.,:/@%^]|\\[\x21-\x7e])+$/
 const globWord = /^[A-Za-z0-9_\-+=.,:/@%^*?]+$/
@@ -167,6 +170,9 @@ const statements = (root: SyntaxNode, source: string, out: Array<Plain>): string
         break
       }
       case "comment":
+        // A comment runs nothing, but an allowed line is one a person could read: what it shows is
+        // what it holds (no control, format, bidirectional, private or unassigned character).
+        if (unprintable.test(child.text)) return "a comment holds a character that does not print"
         break
       case "list":
       case "pipeline":
