@@ -38,6 +38,9 @@ const pieces: ReadonlyArray<string> = [
   "case x in y) :;; x) M;;& *) M;; esac",
   "case x in x) echo esac;; esac",
   "case x in x) echo in case esac;; esac; M",
+  "case x in y|esac) :;; x) M;; esac",
+  "case x in x) M; esac",
+  "function g { case x in x) M;; esac; }; g",
   "echo ')' ; M",
   "echo \")\" ; M",
   "echo \\) ; M",
@@ -60,6 +63,7 @@ const pieces: ReadonlyArray<string> = [
   "cat <<E >/dev/null; M\nx\n)\nE\nM",
   "cat <<-E >/dev/null\n\t)\n\tE\nM",
   "cat <<'E' >/dev/null\n$(\nE\nM",
+  "cat <<\\E >/dev/null\n)\nE\nM",
   "cat <<<')' ; M",
   "f() { M; }; f",
   "function g { M; }; g",
@@ -137,6 +141,32 @@ describe("the end of a `$(…)` the grammar leaves as text", () => {
       }),
     60_000
   )
+
+  it.effect("where the scan is sure of the end, nothing past it is read as a command", () =>
+    Effect.map(CommandLine.make, ({ analyse }) => {
+      // The text after the end is `)]'`: a reading holding `]` other than the builtin's own line
+      // came from past the end. A `case` word where the scan expects none makes it unsure
+      // on purpose (bash may read a `case` there), and it reads the rest too.
+      const unsure = new Set(["echo case ; M", "case x in x) echo in case esac;; esac; M"])
+      // A command named by the closer, or a marker given it as an argument. (Other readings may quote
+      // the closer in an argument: the operand's quotes are read more than one way.)
+      const runsPast = (words: ReadonlyArray<string>) =>
+        words[0]!.includes("]") || (/^m\d$/.test(words[0]!) && words.some((w) => w.includes("]")))
+      const past = pieces.filter((piece) => !unsure.has(piece)).flatMap((piece) => {
+        const b = `${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`
+        // In `let`'s operand: `declare`'s is also read in other ways, some of which run past on purpose.
+        const line = contexts[1]!(b)
+        return analyse(line).readings.filter(runsPast).map((words) =>
+          `${JSON.stringify(line)}: ${JSON.stringify(words)}`
+        )
+      })
+      assert.deepStrictEqual(past, [])
+      // The unsure ones do read past it: the check sees over-reading where there is some.
+      for (const piece of unsure) {
+        const line = contexts[1]!(`${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`)
+        assert.isTrue(analyse(line).readings.some(runsPast), piece)
+      }
+    }))
 
   it.effect.prop(
     "bodies of several pieces: nothing bash runs goes unread",
