@@ -10,22 +10,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { engineWith, type Outcome, outcomeOf } from "./EngineHarness.js"
-import { bash, request } from "./SampleTools.js"
+import { type engineWith, type Outcome, wrongOutcomes } from "./EngineHarness.js"
 
-const outcomes = (
-  config: Parameters<typeof engineWith>[0],
-  rows: ReadonlyArray<readonly [line: string, expected: Outcome]>
-) =>
-  Effect.gen(function*() {
-    const subject = yield* engineWith(config)
-    const wrong: Array<string> = []
-    for (const [line, expected] of rows) {
-      const got = yield* outcomeOf(subject, request(bash, { command: line }))
-      if (got !== expected) wrong.push(`${line}: ${got}, expected ${expected}`)
-    }
-    assert.deepStrictEqual(wrong, [])
-  })
+const outcomes = (config: Parameters<typeof engineWith>[0], rows: ReadonlyArray<readonly [string, Outcome]>) =>
+  Effect.map(wrongOutcomes(config, rows), (wrong) => assert.deepStrictEqual(wrong, []))
 
 // bypassPermissions: only the deny rule stands between the line and what it runs.
 const config = { mode: "bypassPermissions", deny: ["Bash(rm:*)"] } as const
