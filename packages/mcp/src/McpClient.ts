@@ -254,6 +254,9 @@ const close = (connection: Connection, options?: { readonly force?: boolean }): 
       Either.try(() => process.kill(pid, "SIGTERM"))
     }
     return Effect.tryPromise(() => connection.client.close()).pipe(
+      // Called from finalizers, which are uninterruptible: without this the
+      // bound would wait for the promise anyway.
+      Effect.interruptible,
       Effect.timeout("6 seconds"),
       Effect.ignore
     )

@@ -102,6 +102,31 @@ export const toCallToolResult = (result: ToolResult.ToolResult): CallToolResult 
  * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<Server, never, ToolRuntime.ToolRuntime> =>
+  Effect.flatMap(makeGate, (gate) => makeWithGate(gate, options))
+
+/**
+ * Readers take one permit, writers all of them. One gate per registry
+ * served: an HTTP server gives every session a `Server` of its own, and a
+ * write in one session must still wait for the reads of the others.
+ *
+ * @internal
+ */
+export interface Gate {
+  readonly permits: number
+  readonly semaphore: Effect.Semaphore
+}
+
+/** @internal */
+export const makeGate: Effect.Effect<Gate> = Effect.map(
+  Effect.makeSemaphore(1_024),
+  (semaphore) => ({ permits: 1_024, semaphore })
+)
+
+/** @internal */
+export const makeWithGate = (
+  { permits, semaphore: gate }: Gate,
+  options?: Options
+): Effect.Effect<Server, never, ToolRuntime.ToolRuntime> =>
   Effect.gen(function*() {
     const runtime = yield* ToolRuntime.ToolRuntime
     const run = Runtime.runPromise(yield* Effect.runtime<never>())
@@ -116,9 +141,6 @@ export const make = (options?: Options): Effect.Effect<Server, never, ToolRuntim
     // of the specification: the same shapes, which TypeScript cannot see.
     const tools = Mcp.toolDefinitions(runtime.registry) as unknown as ListToolsResult["tools"]
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
-    // Readers take one permit, writers all of them.
-    const permits = 1_024
-    const gate = yield* Effect.makeSemaphore(permits)
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const readOnly = runtime.registry.get(request.params.name)?.tool.readOnly ?? true
       const token = request.params._meta?.progressToken
