@@ -62,6 +62,13 @@ export interface Service {
     options?: TurnScheduler.TurnOptions
   ) => ReadonlyArray<TurnScheduler.Batch>
   readonly registry: Registry.Service
+  /**
+   * The runtime's own redaction, for what an integration sends beyond
+   * results (log lines, notifications): the same rules its results get.
+   *
+   * @since 0.4.0
+   */
+  readonly redact: (text: string) => string
 }
 
 /**
@@ -104,7 +111,8 @@ export const make = (options?: Options): Effect.Effect<
       registry,
       runTurn,
       runCall: (call, turnOptions) => Effect.map(runTurn([call], turnOptions), (results) => results[0]!),
-      plan
+      plan,
+      redact: (text) => redactor.redact(text).text
     } satisfies Service
   })
 

@@ -20,6 +20,14 @@
  * the read-only marks are kept across requests too: reads run together, a
  * call that is not read-only waits for the calls running and runs alone.
  *
+ * What a call logs (`Effect.log…` in its handler, and the runtime's own
+ * lines) goes to the client as `notifications/message` on the call's own
+ * stream, redacted with the runtime's rules and cut at 4,000 characters,
+ * from `info` up until the client sets another level (`logging/setLevel`);
+ * a failed call adds a `warning` with its code. The levels below Effect's
+ * minimum log level are never produced, so `debug` also needs
+ * `Logger.withMinimumLogLevel` in the serving program.
+ *
  * On stdio, stdout belongs to the protocol: the process serving must log to
  * stderr ({@link layerLoggerStderr}).
  *
@@ -28,15 +36,21 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/sdk/types.js"
-import type * as ToolResult from "@tool-runtime/core/ToolResult"
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  SetLevelRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ListToolsResult, LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
+import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Mcp from "@tool-runtime/providers/Mcp"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -78,6 +92,58 @@ const cancelled = (signal: AbortSignal): Effect.Effect<string> =>
     signal.addEventListener("abort", reason, { once: true })
     return Effect.sync(() => signal.removeEventListener("abort", reason))
   })
+
+const levels: ReadonlyArray<LoggingLevel> = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+]
+
+const levelOf: Record<LogLevel.Literal, LoggingLevel | undefined> = {
+  All: "debug",
+  Trace: "debug",
+  Debug: "debug",
+  Info: "info",
+  Warning: "warning",
+  Error: "error",
+  Fatal: "critical",
+  None: undefined
+}
+
+/** Longest log message sent, in characters, after redaction. */
+const maxLogChars = 4_000
+
+/**
+ * One part of a log message as text. Whatever a handler logs (a value with
+ * a getter that throws, a cycle) must not break the call that logged it.
+ */
+const partText = (part: unknown): string => {
+  if (typeof part === "string") return part
+  try {
+    return JSON.stringify(part) ?? String(part)
+  } catch {
+    try {
+      return String(part)
+    } catch {
+      return "[a value that cannot be shown]"
+    }
+  }
+}
+
+const messageText = (message: unknown, cause: Cause.Cause<unknown>): string => {
+  const text = Array.isArray(message) ? message.map(partText).join(" ") : partText(message)
+  if (Cause.isEmpty(cause)) return text
+  try {
+    return `${text}\n${Cause.pretty(cause)}`
+  } catch {
+    return text
+  }
+}
 
 /**
  * A result as the SDK's server sends it, with the runtime's error code,
@@ -133,7 +199,7 @@ export const makeWithGate = (
     const server = new Server(
       { name: options?.name ?? "tool-runtime", version: options?.version ?? "0.1.0" },
       {
-        capabilities: { tools: {} },
+        capabilities: { tools: {}, logging: {} },
         ...(options?.instructions === undefined ? {} : { instructions: options.instructions })
       }
     )
@@ -141,6 +207,12 @@ export const makeWithGate = (
     // of the specification: the same shapes, which TypeScript cannot see.
     const tools = Mcp.toolDefinitions(runtime.registry) as unknown as ListToolsResult["tools"]
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
+    // Until the client chooses, what an operator would want to see: info and above.
+    let minimum: LoggingLevel = "info"
+    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+      minimum = request.params.level
+      return {}
+    })
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const readOnly = runtime.registry.get(request.params.name)?.tool.readOnly ?? true
       const token = request.params._meta?.progressToken
@@ -148,30 +220,56 @@ export const makeWithGate = (
       // handler's own count is used while it does, a report without one
       // counts one more, and one that would go back is not sent.
       let progress = 0
-      const onEvent = token === undefined ?
-        undefined :
-        (event: ToolRuntime.Event) => {
-          if (event._tag !== "Progress") return Effect.void
-          const next = event.progress ?? progress + 1
-          if (next <= progress) return Effect.void
-          progress = next
-          return Effect.tryPromise(() =>
-            extra.sendNotification({
-              method: "notifications/progress",
-              params: {
-                progressToken: token,
-                progress,
-                ...(event.total === undefined ? {} : { total: event.total }),
-                ...(event.message === undefined ? {} : { message: event.message })
-              }
-            })
-          ).pipe(Effect.ignore)
+      // Sent on the request's own stream, so that a client over HTTP gets
+      // them with the call's answer. Redacted with the runtime's rules, then cut.
+      const log = (level: LoggingLevel, text: string) => {
+        if (levels.indexOf(level) < levels.indexOf(minimum)) return
+        const redacted = runtime.redact(text)
+        extra.sendNotification({
+          method: "notifications/message",
+          params: {
+            level,
+            logger: request.params.name,
+            data: redacted.length > maxLogChars ? `${redacted.slice(0, maxLogChars)}…` : redacted
+          }
+        }).catch(() => {})
+      }
+      const logger = Logger.make(({ cause, logLevel, message }) => {
+        const level = levelOf[logLevel._tag]
+        if (level !== undefined) log(level, messageText(message, cause))
+      })
+      const onEvent = (event: ToolRuntime.Event) => {
+        if (event._tag === "CallFinished") {
+          const { error } = event.result
+          return Effect.sync(() =>
+            error === undefined ?
+              log("debug", "the call succeeded") :
+              log("warning", `the call failed (${error.code}): ${ToolResult.text(event.result).split("\n", 1)[0]}`)
+          )
         }
+        if (event._tag !== "Progress") return Effect.void
+        if (event.message !== undefined) log("debug", event.message)
+        if (token === undefined) return Effect.void
+        const next = event.progress ?? progress + 1
+        if (next <= progress) return Effect.void
+        progress = next
+        return Effect.tryPromise(() =>
+          extra.sendNotification({
+            method: "notifications/progress",
+            params: {
+              progressToken: token,
+              progress,
+              ...(event.total === undefined ? {} : { total: event.total }),
+              ...(event.message === undefined ? {} : { message: event.message })
+            }
+          })
+        ).pipe(Effect.ignore)
+      }
       return run(
         gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
           { id: `mcp-${String(extra.requestId)}`, name: request.params.name, input: request.params.arguments ?? {} },
           { interruptWhen: cancelled(extra.signal), onEvent }
-        )).pipe(Effect.map(toCallToolResult))
+        )).pipe(Effect.map(toCallToolResult), Effect.provide(Logger.add(logger)))
       )
     })
     return server

@@ -8,7 +8,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js"
 import * as Tool from "@tool-runtime/core/Tool"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
@@ -58,7 +59,34 @@ const recordNote = Tool.make("record_note", {
   handler: () => interval
 })
 
-const runtimeLayer = ToolRuntime.layerDefault([lookupCustomer, readNotes, recordNote])
+/** A value a careless handler might log: a getter that throws, and a cycle. */
+const hostile = (): unknown => {
+  const value: Record<string, unknown> = {}
+  Object.defineProperty(value, "boom", {
+    enumerable: true,
+    get: () => {
+      throw new Error("getter")
+    }
+  })
+  value.self = value
+  return value
+}
+
+const noisy = Tool.make("noisy", {
+  description: "Logs at every level while it works.",
+  parameters: {},
+  readOnly: true,
+  handler: () =>
+    Effect.gen(function*() {
+      yield* Effect.logDebug("a detail nobody asked for")
+      yield* Effect.logInfo("fetching with", secret)
+      yield* Effect.logWarning("an odd value", hostile())
+      yield* Effect.logError("nearly failed", "x".repeat(10_000))
+      return "done"
+    })
+})
+
+const runtimeLayer = ToolRuntime.layerDefault([lookupCustomer, readNotes, recordNote, noisy])
 const token = Redacted.make("test-token-0123456789abcdef")
 
 /** Serves the registry in this process until the returned scope is closed. */
@@ -143,6 +171,7 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
         "lookup_customer",
         "read_notes",
         "record_note",
+        "noisy",
         "read_output"
       ])
       const result = (yield* Effect.promise(() =>
@@ -158,6 +187,44 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       )) as CallToolResult
       assert.isTrue(invalid.isError)
       assert.strictEqual(server.sessions(), 1)
+      yield* server.close
+    }))
+
+  it.scopedLive("sends the call's log lines to the client, redacted, at the level it set, before the result", () =>
+    Effect.gen(function*() {
+      const server = yield* served()
+      const client = yield* sdkClient(server.url)
+      const received: Array<LoggingMessageNotification["params"]> = []
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+        received.push(notification.params)
+      })
+      const call = (name: string, args: Record<string, unknown>) =>
+        Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallToolResult>)
+      const result = yield* call("noisy", {})
+      // Collected by the time the result is read: they came first on the same stream.
+      assert.isFalse(result.isError === true, text(result))
+      assert.deepStrictEqual(received.map((r) => [r.level, r.logger]), [
+        ["info", "noisy"],
+        ["warning", "noisy"],
+        ["error", "noisy"]
+      ])
+      const [info, warning, error] = received.map((r) => String(r.data))
+      assert.include(info, "fetching with")
+      for (let i = 0; i + 8 <= secret.length; i++) assert.notInclude(info!, secret.slice(i, i + 8))
+      assert.include(warning, "an odd value")
+      assert.isAtMost(error!.length, 4_001)
+      received.length = 0
+      yield* call("lookup_customer", { customerId: 7 })
+      assert.deepStrictEqual(received.map((r) => r.level), ["warning"])
+      assert.include(String(received[0]!.data), "the call failed (invalid_arguments)")
+      received.length = 0
+      yield* Effect.promise(() => client.setLoggingLevel("error"))
+      yield* call("noisy", {})
+      assert.deepStrictEqual(received.map((r) => r.level), ["error"])
+      received.length = 0
+      yield* Effect.promise(() => client.setLoggingLevel("debug"))
+      yield* call("lookup_customer", { customerId: "C-3" })
+      assert.deepStrictEqual(received.map((r) => [r.level, r.data]), [["debug", "the call succeeded"]])
       yield* server.close
     }))
 
