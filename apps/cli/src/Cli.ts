@@ -27,6 +27,7 @@ import * as Code from "./commands/Code.js"
 import * as Demo from "./commands/Demo.js"
 import * as Permissions from "./commands/Permissions.js"
 import * as Run from "./commands/Run.js"
+import * as Serve from "./commands/Serve.js"
 import * as Help from "./Help.js"
 import * as Quit from "./Quit.js"
 
@@ -49,7 +50,7 @@ const rootHelp: Effect.Effect<void> = Effect.suspend(() =>
 
 const root = Command.make(app.name, {}, () => rootHelp).pipe(
   Command.withDescription("Runs the tool calls an LLM emits through typed stages; every call yields one result."),
-  Command.withSubcommands([Demo.command, Run.command, Code.command, Permissions.command, Agent.command])
+  Command.withSubcommands([Demo.command, Run.command, Code.command, Permissions.command, Agent.command, Serve.command])
 )
 
 /**

@@ -145,6 +145,9 @@ const messageText = (message: unknown, cause: Cause.Cause<unknown>): string => {
   }
 }
 
+/** Calls each server is answering now: a client that ends its input still gets the answers it asked for. */
+const running = new WeakMap<Server, number>()
+
 /**
  * A result as the SDK's server sends it, with the runtime's error code,
  * hint and shaping details in `_meta` for clients that branch on them.
@@ -265,11 +268,16 @@ export const makeWithGate = (
           })
         ).pipe(Effect.ignore)
       }
+      running.set(server, (running.get(server) ?? 0) + 1)
       return run(
         gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
           { id: `mcp-${String(extra.requestId)}`, name: request.params.name, input: request.params.arguments ?? {} },
           { interruptWhen: cancelled(extra.signal), onEvent }
-        )).pipe(Effect.map(toCallToolResult), Effect.provide(Logger.add(logger)))
+        )).pipe(
+          Effect.map(toCallToolResult),
+          Effect.provide(Logger.add(logger)),
+          Effect.ensuring(Effect.sync(() => running.set(server, running.get(server)! - 1)))
+        )
       )
     })
     return server
@@ -297,7 +305,7 @@ export const serve = (
 
 /**
  * Serves the registry on stdin and stdout until the client hangs up (stdin
- * ends) or the server is closed.
+ * ends; the calls already sent are still answered) or the server is closed.
  *
  * @since 0.1.0
  * @category serving
@@ -316,6 +324,9 @@ export const serveStdio = (
     const server = yield* serve(new StdioServerTransport(stdin, options?.stdout ?? process.stdout), options)
     server.onclose = finish
     yield* Deferred.await(done)
+    // Input ended, but the calls it sent are answered before the server
+    // closes; each of them ends within its tool's own time limit.
+    yield* Effect.sleep("20 millis").pipe(Effect.repeat({ until: () => (running.get(server) ?? 0) === 0 }))
   }))
 
 /**
