@@ -15,7 +15,9 @@
  *   the server is then pinged before its next call, and restarted if it no
  *   longer answers;
  * - a server that never finishes its handshake fails to start within its
- *   startup limit, and its process is stopped.
+ *   startup limit, and its process is stopped;
+ * - a stdio server leads a process group of its own (`McpStdio`): stopping
+ *   it, or its crash, leaves nothing it started alive.
  *
  * What a stdio server writes to stderr goes to the Effect log (annotated with
  * the server's name), never into a result.
@@ -23,7 +25,6 @@
  * @since 0.1.0
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
@@ -31,7 +32,6 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
@@ -40,6 +40,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as McpConfig from "./McpConfig.js"
+import { McpStdioTransport } from "./McpStdio.js"
 
 /**
  * What can go wrong talking to a server. The message never quotes the
@@ -220,19 +221,18 @@ const makeTransport = (
   onStderr: (line: string) => void
 ): { readonly transport: Transport; readonly pid: () => number | undefined } => {
   if (McpConfig.isStdio(config)) {
-    const transport = new StdioClientTransport({
+    // Its stderr is piped, never inherited: a server's stderr must not reach
+    // a terminal or a protocol stream of ours.
+    const transport = new McpStdioTransport({
       command: config.command,
-      args: [...(config.args ?? [])],
-      ...(config.env === undefined ? {} : { env: { ...config.env } }),
-      ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
-      // Piped, never inherited: a server's stderr must not reach a terminal
-      // or a protocol stream of ours.
-      stderr: "pipe"
+      args: config.args,
+      env: config.env,
+      cwd: config.cwd
     })
     const lines = lineSplitter(onStderr)
-    transport.stderr?.on("data", (chunk: Buffer | string) => lines.push(chunk.toString()))
-    transport.stderr?.on("end", lines.flush)
-    return { transport, pid: () => transport.pid ?? undefined }
+    transport.stderr.on("data", (chunk: Buffer | string) => lines.push(chunk.toString()))
+    transport.stderr.on("end", lines.flush)
+    return { transport, pid: () => transport.pid }
   }
   const transport = new StreamableHTTPClientTransport(
     new URL(config.url),
@@ -249,9 +249,9 @@ const makeTransport = (
 const close = (connection: Connection, options?: { readonly force?: boolean }): Effect.Effect<void> =>
   Effect.suspend(() => {
     connection.closed = true
-    const pid = connection.pid()
-    if (options?.force === true && pid !== undefined) {
-      Either.try(() => process.kill(pid, "SIGTERM"))
+    // The whole group: the server leads one of its own (see McpStdio).
+    if (options?.force === true && connection.transport instanceof McpStdioTransport) {
+      connection.transport.signal("SIGTERM")
     }
     return Effect.tryPromise(() => connection.client.close()).pipe(
       // Called from finalizers, which are uninterruptible: without this the

@@ -12,5 +12,7 @@ export * as McpHttpServer from "./McpHttpServer.js"
 export * as McpMapping from "./McpMapping.js"
 /** @since 0.1.0 */
 export * as McpServer from "./McpServer.js"
+/** @since 0.4.0 */
+export * as McpStdio from "./McpStdio.js"
 /** @since 0.1.0 */
 export * as McpTools from "./McpTools.js"

@@ -1,0 +1,263 @@
+/**
+ * The stdio transport our client starts servers with: the SDK's wire format
+ * (one JSON-RPC message per line), but a process the runtime can always
+ * stop whole.
+ *
+ * The SDK's own transport starts the server as a plain child and signals
+ * that one process: whatever the server started lives on after it, and a
+ * server that ignores SIGTERM outlives a SIGKILL sent to a pid that already
+ * exited. Here the server leads a process group of its own, and stopping it
+ * is the runtime's usual sequence:
+ *
+ * 1. its input is closed, and it gets two seconds to exit by itself;
+ * 2. SIGTERM to its group, and to every descendant that left the group
+ *    (`setsid`), found through `/proc` while the server still lives and
+ *    remembered by pid and start time; two seconds more;
+ * 3. SIGKILL to the group and to the remembered escapees (only while the pid
+ *    still names the same process), and to what they started since.
+ *
+ * The escapees are looked for every second while the server runs and at
+ * every step, and the group is killed even when the server exited by itself
+ * or crashed: a child it left behind in its group is
+ * not left running. If the program exits without closing its scopes, a
+ * process `exit` hook sends the SIGKILLs still owed.
+ *
+ * @since 0.4.0
+ */
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import { PassThrough } from "node:stream"
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface Options {
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  /** Added to the SDK's short list of inherited variables (`HOME`, `PATH`, …). */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+  /** Between each step of the stop sequence. Default 2,000 ms. */
+  readonly graceMillis?: number | undefined
+}
+
+interface Proc {
+  readonly pid: number
+  readonly pgid: number
+  readonly alive: boolean
+  readonly start: string
+}
+
+const attempt = <A>(f: () => A): A | undefined => {
+  try {
+    return f()
+  } catch {
+    return undefined
+  }
+}
+
+const send = (target: number, signal: NodeJS.Signals | 0): boolean =>
+  attempt(() => process.kill(target, signal)) === true
+
+const procOf = (pid: number): Proc | undefined => {
+  const stat = attempt(() => NodeFs.readFileSync(`/proc/${pid}/stat`, "latin1"))
+  if (stat === undefined) return undefined
+  // The command name, in parentheses, may itself hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return { pid, pgid: Number(fields[2]), alive: fields[0] !== "Z" && fields[0] !== "X", start: fields[19] ?? "" }
+}
+
+/** Every live descendant of `root`, by the children lists of its threads. */
+const descendantsOf = (root: number): ReadonlyArray<Proc> => {
+  const found: Array<Proc> = []
+  const queue = [root]
+  const seen = new Set(queue)
+  while (queue.length > 0) {
+    const pid = queue.pop()!
+    for (const task of attempt(() => NodeFs.readdirSync(`/proc/${pid}/task`)) ?? []) {
+      const children = attempt(() => NodeFs.readFileSync(`/proc/${pid}/task/${task}/children`, "latin1")) ?? ""
+      for (const child of children.split(" ").filter((word) => word !== "").map(Number)) {
+        if (seen.has(child)) continue
+        seen.add(child)
+        queue.push(child)
+        const proc = procOf(child)
+        if (proc !== undefined && proc.alive) found.push(proc)
+      }
+    }
+  }
+  return found
+}
+
+/** Servers started and not yet stopped whole, for the exit hook. */
+const live = new Set<McpStdioTransport>()
+let hookInstalled = false
+const installHook = () => {
+  if (hookInstalled) return
+  hookInstalled = true
+  process.on("exit", () => {
+    for (const transport of live) transport.signal("SIGKILL")
+  })
+}
+
+/**
+ * A `Transport` for the SDK's `Client`, over a server process in its own
+ * process group.
+ *
+ * @since 0.4.0
+ * @category transports
+ */
+export class McpStdioTransport implements Transport {
+  onclose?: () => void
+  onerror?: (error: Error) => void
+  onmessage?: (message: JSONRPCMessage) => void
+  /** What the server writes to stderr, available before `start`. */
+  readonly stderr = new PassThrough()
+  private child: NodeChildProcess.ChildProcess | undefined
+  private readonly buffer = new ReadBuffer()
+  /** Escapees found, by pid, with their start time. */
+  private readonly escaped = new Map<number, string>()
+  private leader = 0
+  private watch: ReturnType<typeof setInterval> | undefined
+  private answered = false
+  private stopping: Promise<void> | undefined
+
+  constructor(private readonly options: Options) {}
+
+  /** The server's pid (its group's id), once started. */
+  get pid(): number | undefined {
+    return this.leader === 0 ? undefined : this.leader
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) return Promise.reject(new Error("McpStdioTransport already started"))
+    return new Promise((resolve, reject) => {
+      const child = NodeChildProcess.spawn(this.options.command, [...(this.options.args ?? [])], {
+        env: { ...getDefaultEnvironment(), ...this.options.env },
+        ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+        stdio: ["pipe", "pipe", "pipe"],
+        // Its own process group (and session): the group can be signalled whole.
+        detached: true,
+        shell: false,
+        windowsHide: true
+      })
+      this.child = child
+      child.on("error", (error) => {
+        reject(error)
+        this.onerror?.(error)
+      })
+      child.on("spawn", () => {
+        this.leader = child.pid!
+        live.add(this)
+        installHook()
+        // Once the server is dead its escapees can no longer be found from
+        // it: look for them while it lives, not only when stopping it.
+        this.watch = setInterval(() => this.findEscapees(), 1_000).unref()
+        resolve()
+      })
+      child.on("exit", () => {
+        clearInterval(this.watch)
+        // Died by itself (a crash): what it left in its group, and the escapees seen, go with it.
+        if (this.stopping === undefined) {
+          this.signal("SIGKILL")
+          live.delete(this)
+        }
+      })
+      child.on("close", () => {
+        this.child = undefined
+        this.onclose?.()
+      })
+      child.stdin!.on("error", (error) => this.onerror?.(error))
+      child.stdout!.on("error", (error) => this.onerror?.(error))
+      child.stdout!.on("data", (chunk: Buffer) => {
+        // Its first answer (the handshake): what it started on its way up is there by now.
+        if (!this.answered) {
+          this.answered = true
+          this.findEscapees()
+        }
+        this.buffer.append(chunk)
+        for (;;) {
+          let message: JSONRPCMessage | null
+          try {
+            message = this.buffer.readMessage()
+          } catch (error) {
+            this.onerror?.(error as Error)
+            continue
+          }
+          if (message === null) break
+          this.onmessage?.(message)
+        }
+      })
+      child.stderr!.pipe(this.stderr)
+    })
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin
+    if (stdin === undefined || stdin === null || this.stopping !== undefined) {
+      return Promise.reject(new Error("Not connected"))
+    }
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve()
+      else stdin.once("drain", resolve)
+    })
+  }
+
+  /** Remembers the descendants that left the group, while the server still lives to be asked. */
+  private findEscapees(): void {
+    if (this.leader === 0 || this.child?.exitCode !== null || this.child.signalCode !== null) return
+    for (const proc of descendantsOf(this.leader)) {
+      if (proc.pgid !== this.leader) this.escaped.set(proc.pid, proc.start)
+    }
+  }
+
+  /** Signals the group and the escapees still the same processes, with what they started. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.leader === 0) return
+    this.findEscapees()
+    for (const [pid, start] of this.escaped) {
+      const proc = procOf(pid)
+      if (proc === undefined || !proc.alive || proc.start !== start) continue
+      if (signal === "SIGKILL") { for (const below of descendantsOf(pid)) send(below.pid, signal) }
+      send(proc.pgid === pid ? -pid : pid, signal)
+    }
+    send(-this.leader, signal)
+  }
+
+  close(): Promise<void> {
+    this.stopping ??= this.stop()
+    return this.stopping
+  }
+
+  private async stop(): Promise<void> {
+    const child = this.child
+    const grace = this.options.graceMillis ?? 2_000
+    // Already gone: only what it left behind is owed a kill.
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) this.signal("SIGKILL")
+    else if (this.leader !== 0) {
+      const exited = new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve()
+        else child.once("exit", () => resolve())
+      })
+      const wait = () => Promise.race([exited, new Promise((resolve) => setTimeout(resolve, grace).unref())])
+      this.findEscapees()
+      attempt(() => child.stdin?.end())
+      await wait()
+      if (child.exitCode === null && child.signalCode === null) {
+        this.signal("SIGTERM")
+        await wait()
+      }
+      // Whether it exited by itself or not: nothing it started outlives it.
+      this.signal("SIGKILL")
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, grace).unref())])
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+    }
+    live.delete(this)
+    this.buffer.clear()
+  }
+}
