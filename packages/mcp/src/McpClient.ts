@@ -40,6 +40,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as McpConfig from "./McpConfig.js"
+import * as McpElicitation from "./McpElicitation.js"
 import { McpStdioTransport } from "./McpStdio.js"
 
 /**
@@ -151,6 +152,11 @@ export interface Options {
    * with `tool_unavailable` and the cause.
    */
   readonly requireAll?: boolean | undefined
+  /**
+   * Who answers a server's questions (`elicitation/create`). Default
+   * {@link McpElicitation.headless}: declined, with the reason.
+   */
+  readonly elicit?: McpElicitation.Handler | undefined
 }
 
 /**
@@ -324,7 +330,8 @@ export const connect = (
 
     const start: Effect.Effect<Connection, McpClientError> = Effect.suspend(() => {
       const { pid, transport } = makeTransport(config, onStderr)
-      const client = new Client(clientInfo, { capabilities: {} })
+      const client = new Client(clientInfo, { capabilities: McpElicitation.capabilities })
+      McpElicitation.install(client, name, options?.elicit ?? McpElicitation.headless, runtime)
       const connection: Connection = { client, transport, pid, closed: false }
       client.onclose = () => {
         connection.closed = true

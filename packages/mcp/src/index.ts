@@ -7,6 +7,8 @@ export * as McpClient from "./McpClient.js"
 /** @since 0.1.0 */
 export * as McpConfig from "./McpConfig.js"
 /** @since 0.4.0 */
+export * as McpElicitation from "./McpElicitation.js"
+/** @since 0.4.0 */
 export * as McpHttpServer from "./McpHttpServer.js"
 /** @since 0.1.0 */
 export * as McpMapping from "./McpMapping.js"
