@@ -89,9 +89,11 @@ describe("McpClient", () => {
           "mcp__flaky__echo",
           "mcp__flaky__die",
           "mcp__flaky__hang",
+          "mcp__flaky__ask",
           "mcp__hanging__echo",
           "mcp__hanging__die",
-          "mcp__hanging__hang"
+          "mcp__hanging__hang",
+          "mcp__hanging__ask"
         ])
         // Its stderr reached the log.
         assert.isTrue(stderrOf("silent").some((line) => line.includes("never answering")))
