@@ -69,6 +69,19 @@ export interface Service {
    * @since 0.4.0
    */
   readonly redact: (text: string) => string
+  /**
+   * A part of a stored output (the `meta.artifact` of a truncated result),
+   * from the runtime's own store: what an integration offers a client
+   * besides the `read_output` tool (MCP resources). Stored content is
+   * redacted already.
+   *
+   * @since 0.4.0
+   */
+  readonly readArtifact: (
+    location: string,
+    offset: number,
+    length: number
+  ) => Effect.Effect<ArtifactStore.Slice, ArtifactStore.ArtifactError>
 }
 
 /**
@@ -112,7 +125,8 @@ export const make = (options?: Options): Effect.Effect<
       runTurn,
       runCall: (call, turnOptions) => Effect.map(runTurn([call], turnOptions), (results) => results[0]!),
       plan,
-      redact: (text) => redactor.redact(text).text
+      redact: (text) => redactor.redact(text).text,
+      readArtifact: store.read
     } satisfies Service
   })
 

@@ -41,7 +41,7 @@ import {
   ListToolsRequestSchema,
   SetLevelRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import type { CallToolResult, ListToolsResult, LoggingLevel } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ListToolsResult, LoggingLevel, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Mcp from "@tool-runtime/providers/Mcp"
@@ -55,6 +55,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Readable, Writable } from "node:stream"
+import * as McpResources from "./McpResources.js"
 
 /**
  * The server could not be connected to its transport.
@@ -115,6 +116,9 @@ const levelOf: Record<LogLevel.Literal, LoggingLevel | undefined> = {
   None: undefined
 }
 
+/** Stored outputs a session keeps links to (and may read). */
+const maxLinks = 1_000
+
 /** Longest log message sent, in characters, after redaction. */
 const maxLogChars = 4_000
 
@@ -155,13 +159,19 @@ const running = new WeakMap<Server, number>()
  * @since 0.1.0
  * @category encoding
  */
-export const toCallToolResult = (result: ToolResult.ToolResult): CallToolResult => ({
-  ...(Mcp.encodeResult(result) as unknown as CallToolResult),
-  _meta: {
-    "tool-runtime/meta": result.meta,
-    ...(result.error === undefined ? {} : { "tool-runtime/error": result.error })
+export const toCallToolResult = (result: ToolResult.ToolResult): CallToolResult => {
+  const encoded = Mcp.encodeResult(result) as unknown as CallToolResult
+  // A stored output is offered as a resource too (see McpResources).
+  const link = McpResources.linkOf(result)
+  return {
+    ...encoded,
+    ...(link === undefined ? {} : { content: [...encoded.content, link] }),
+    _meta: {
+      "tool-runtime/meta": result.meta,
+      ...(result.error === undefined ? {} : { "tool-runtime/error": result.error })
+    }
   }
-})
+}
 
 /**
  * Builds an SDK `Server` whose tools are the runtime's registry. It is not
@@ -202,7 +212,7 @@ export const makeWithGate = (
     const server = new Server(
       { name: options?.name ?? "tool-runtime", version: options?.version ?? "0.1.0" },
       {
-        capabilities: { tools: {}, logging: {} },
+        capabilities: { tools: {}, logging: {}, resources: {} },
         ...(options?.instructions === undefined ? {} : { instructions: options.instructions })
       }
     )
@@ -210,6 +220,9 @@ export const makeWithGate = (
     // of the specification: the same shapes, which TypeScript cannot see.
     const tools = Mcp.toolDefinitions(runtime.registry) as unknown as ListToolsResult["tools"]
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
+    // The outputs this session's results linked to, the only ones it may read.
+    const linked = new Map<string, ResourceLink>()
+    McpResources.install(server, runtime, linked, yield* Effect.runtime<never>())
     // Until the client chooses, what an operator would want to see: info and above.
     let minimum: LoggingLevel = "info"
     server.setRequestHandler(SetLevelRequestSchema, (request) => {
@@ -274,7 +287,17 @@ export const makeWithGate = (
           { id: `mcp-${String(extra.requestId)}`, name: request.params.name, input: request.params.arguments ?? {} },
           { interruptWhen: cancelled(extra.signal), onEvent }
         )).pipe(
-          Effect.map(toCallToolResult),
+          Effect.map((result) => {
+            const encoded = toCallToolResult(result)
+            const link = McpResources.linkOf(result)
+            if (link !== undefined) {
+              linked.delete(link.uri)
+              linked.set(link.uri, link)
+              // The oldest links go first: a long session does not grow without end.
+              if (linked.size > maxLinks) linked.delete(linked.keys().next().value!)
+            }
+            return encoded
+          }),
           Effect.provide(Logger.add(logger)),
           Effect.ensuring(Effect.sync(() => running.set(server, running.get(server)! - 1)))
         )

@@ -12,6 +12,8 @@ export * as McpElicitation from "./McpElicitation.js"
 export * as McpHttpServer from "./McpHttpServer.js"
 /** @since 0.1.0 */
 export * as McpMapping from "./McpMapping.js"
+/** @since 0.4.0 */
+export * as McpResources from "./McpResources.js"
 /** @since 0.1.0 */
 export * as McpServer from "./McpServer.js"
 /** @since 0.4.0 */

@@ -86,13 +86,29 @@ const noisy = Tool.make("noisy", {
     })
 })
 
-const runtimeLayer = ToolRuntime.layerDefault([lookupCustomer, readNotes, recordNote, noisy])
+/** 40,000 numbered lines (about 500,000 characters), a token among them. */
+const longLog = Tool.make("long_log", {
+  description: "Prints a build log far longer than a result may be.",
+  parameters: {},
+  readOnly: true,
+  handler: () =>
+    Effect.succeed(
+      Array.from({ length: 40_000 }, (_, i) => i === 20_000 ? `line ${i} token=${secret}` : `line ${i} ok`).join("\n")
+    )
+})
+
+const runtimeLayer = ToolRuntime.layerDefault([lookupCustomer, readNotes, recordNote, noisy, longLog])
 const token = Redacted.make("test-token-0123456789abcdef")
 
-/** Serves the registry in this process until the returned scope is closed. */
+/**
+ * Serves the registry in this process until `close`, or at the latest until
+ * the test's scope closes: a test that fails half-way must not leave a
+ * server (and its open streams) keeping the worker alive.
+ */
 const served = (options?: McpHttpServer.Options) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const listening = yield* McpHttpServer.serve(options).pipe(
       Effect.provide(runtimeLayer),
       Scope.extend(scope)
@@ -172,6 +188,7 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
         "read_notes",
         "record_note",
         "noisy",
+        "long_log",
         "read_output"
       ])
       const result = (yield* Effect.promise(() =>
@@ -225,6 +242,54 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       yield* Effect.promise(() => client.setLoggingLevel("debug"))
       yield* call("lookup_customer", { customerId: "C-3" })
       assert.deepStrictEqual(received.map((r) => [r.level, r.data]), [["debug", "the call succeeded"]])
+      yield* server.close
+    }))
+
+  it.scopedLive("links a truncated output as a resource, read page by page by its own session only", () =>
+    Effect.gen(function*() {
+      const server = yield* served()
+      const client = yield* sdkClient(server.url)
+      const result = (yield* Effect.promise(() =>
+        client.callTool({ name: "long_log", arguments: {} })
+      )) as CallToolResult
+      const link = result.content.find((block) => block.type === "resource_link")
+      assert.isDefined(link, "no resource_link in a truncated result")
+      if (link?.type !== "resource_link") return
+      const total = (result._meta?.["tool-runtime/meta"] as ToolResult.Meta).truncation!.originalLength
+      assert.strictEqual(link.size, total)
+      const { resources } = yield* Effect.promise(() => client.listResources())
+      assert.deepStrictEqual(resources.map((r) => r.uri), [link.uri])
+      // Page through it as the link says, following each page's next URI.
+      let whole = ""
+      let uri: string | undefined = link.uri
+      let pages = 0
+      while (uri !== undefined) {
+        const { contents } = yield* Effect.promise(() => client.readResource({ uri: uri! }))
+        const page = contents[0]!
+        assert.strictEqual(page._meta?.["tool-runtime/offset"], whole.length)
+        whole += "text" in page ? page.text : ""
+        uri = page._meta?.["tool-runtime/next"] as string | undefined
+        pages++
+      }
+      assert.strictEqual(whole.length, total)
+      assert.strictEqual(pages, Math.ceil(total / 100_000))
+      assert.isTrue(whole.startsWith("line 0 ok\nline 1 ok"))
+      assert.isTrue(whole.endsWith("line 39999 ok"))
+      assert.include(whole, "line 20000 token=")
+      // A page asked longer than the limit is cut to it.
+      const long = yield* Effect.promise(() => client.readResource({ uri: `${link.uri}?offset=10&length=400000` }))
+      const longText = "text" in long.contents[0]! ? long.contents[0].text : ""
+      assert.strictEqual(longText, whole.slice(10, 100_010))
+      for (let i = 0; i + 8 <= secret.length; i++) assert.notInclude(whole, secret.slice(i, i + 8))
+      // Another session, a guessed id, a bad page: refused. Only the error's
+      // message is kept: an answer here would be a page of 100,000 characters.
+      const refusal = (read: () => Promise<unknown>) =>
+        Effect.promise(() => read().then(() => "answered", (error: unknown) => String(error)))
+      const other = yield* sdkClient(server.url)
+      assert.include(yield* refusal(() => other.readResource({ uri: link.uri })), "Resource not found")
+      const guessed = link.uri.replace(/-(\d+)$/, (_, n) => `-${Number(n) + 1}`)
+      assert.include(yield* refusal(() => client.readResource({ uri: guessed })), "Resource not found")
+      assert.include(yield* refusal(() => client.readResource({ uri: `${link.uri}?offset=-1` })), "whole numbers")
       yield* server.close
     }))
 
@@ -369,7 +434,7 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       assert.isAbove(danger.port, 0)
     }).pipe(Effect.provide(runtimeLayer)))
 
-  it.live("closes with its scope, open sessions and streams included, within a bound", () =>
+  it.scopedLive("closes with its scope, open sessions and streams included, within a bound", () =>
     Effect.gen(function*() {
       const server = yield* served()
       const client = yield* Effect.promise(async () => {
