@@ -159,10 +159,13 @@ const running = new WeakMap<Server, number>()
  * @since 0.1.0
  * @category encoding
  */
-export const toCallToolResult = (result: ToolResult.ToolResult): CallToolResult => {
+export const toCallToolResult = (result: ToolResult.ToolResult): CallToolResult =>
+  encodeLinked(result, McpResources.linkOf(result))
+
+/** The encoding, given the result's resource link (computed once by the caller). */
+const encodeLinked = (result: ToolResult.ToolResult, link: ResourceLink | undefined): CallToolResult => {
   const encoded = Mcp.encodeResult(result) as unknown as CallToolResult
   // A stored output is offered as a resource too (see McpResources).
-  const link = McpResources.linkOf(result)
   return {
     ...encoded,
     ...(link === undefined ? {} : { content: [...encoded.content, link] }),
@@ -208,7 +211,8 @@ export const makeWithGate = (
 ): Effect.Effect<Server, never, ToolRuntime.ToolRuntime> =>
   Effect.gen(function*() {
     const runtime = yield* ToolRuntime.ToolRuntime
-    const run = Runtime.runPromise(yield* Effect.runtime<never>())
+    const effectRuntime = yield* Effect.runtime<never>()
+    const run = Runtime.runPromise(effectRuntime)
     const server = new Server(
       { name: options?.name ?? "tool-runtime", version: options?.version ?? "0.1.0" },
       {
@@ -222,7 +226,7 @@ export const makeWithGate = (
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
     // The outputs this session's results linked to, the only ones it may read.
     const linked = new Map<string, ResourceLink>()
-    McpResources.install(server, runtime, linked, yield* Effect.runtime<never>())
+    McpResources.install(server, runtime, linked, effectRuntime)
     // Until the client chooses, what an operator would want to see: info and above.
     let minimum: LoggingLevel = "info"
     server.setRequestHandler(SetLevelRequestSchema, (request) => {
@@ -288,8 +292,8 @@ export const makeWithGate = (
           { interruptWhen: cancelled(extra.signal), onEvent }
         )).pipe(
           Effect.map((result) => {
-            const encoded = toCallToolResult(result)
             const link = McpResources.linkOf(result)
+            const encoded = encodeLinked(result, link)
             if (link !== undefined) {
               linked.delete(link.uri)
               linked.set(link.uri, link)
