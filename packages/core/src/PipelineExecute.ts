@@ -16,6 +16,7 @@ import * as Exit from "effect/Exit"
 import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
+import * as ClientRequests from "./ClientRequests.js"
 import * as ForeignText from "./ForeignText.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
@@ -50,6 +51,8 @@ export interface ExecuteEnv {
     | ((callId: string, toolName: string, report: ProgressReport) => Effect.Effect<void>)
     | undefined
   readonly interruptReason: () => string
+  /** How a handler reaches the user and the client's model, when the caller gave a way. */
+  readonly client: ClientRequests.Channel | undefined
 }
 
 /**
@@ -210,6 +213,12 @@ export const execute = (
       const timeoutMillis = tool.timeoutFor(input)
       const watch = watchdog.watch(timeoutMillis, tool.idleTimeoutMillis)
       const touch = Effect.sync(() => watchdog.touch(watch))
+      const hold: ClientRequests.Hold = (effect) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => watchdog.hold(watch)),
+          () => effect,
+          () => watchdog.release(watch)
+        )
       const onProgress = env.onProgress
       const context: Tool.Context = {
         callId,
@@ -224,7 +233,9 @@ export const execute = (
                 onProgress(callId, tool.name, readReport(update, (t) => env.redactor.redact(t).text))
               )
             ),
-        output: () => touch
+        output: () => touch,
+        elicit: ClientRequests.makeElicit(env.client, (text) => env.redactor.redact(text).text, hold),
+        sample: ClientRequests.makeSample(env.client, hold)
       }
       const outcomeUnknown = !tool.readOnly
       const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {

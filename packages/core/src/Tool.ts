@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type * as ClientRequests from "./ClientRequests.js"
 import type * as ResourceLocks from "./ResourceLocks.js"
 import * as Subject from "./Subject.js"
 import type * as ToolError from "./ToolError.js"
@@ -48,6 +49,16 @@ export interface Context {
   readonly progress: (update?: string | Progress) => Effect.Effect<void>
   /** Reports that output arrived; the text itself is not kept. */
   readonly output: (chunk: string) => Effect.Effect<void>
+  /**
+   * Asks the user a question whose answer `question.schema` decodes; without
+   * a user to ask (the runtime's caller gave no channel) the answer is
+   * `decline`, with the reason. See `ClientRequests`.
+   */
+  readonly elicit: <A, I>(question: ClientRequests.Question<A, I>) => Effect.Effect<ClientRequests.Answer<A>>
+  /** Asks the client's model for a completion; fails with `SampleError` where there is none. */
+  readonly sample: (
+    request: ClientRequests.SampleRequest
+  ) => Effect.Effect<ClientRequests.Sample, ClientRequests.SampleError>
 }
 
 /**

@@ -25,6 +25,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as CallTrace from "./CallTrace.js"
+import type * as ClientRequests from "./ClientRequests.js"
 import * as Pipeline from "./Pipeline.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
@@ -70,6 +71,8 @@ export interface TurnOptions {
    */
   readonly interruptWhen?: Effect.Effect<string> | undefined
   readonly onEvent?: ((event: Event) => Effect.Effect<void>) | undefined
+  /** How handlers reach the user and the client's model (`context.elicit`, `context.sample`). */
+  readonly client?: ClientRequests.Channel | undefined
 }
 
 /**
@@ -257,7 +260,8 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
           ? undefined
           : (callId, toolName, report) => onEvent({ _tag: "Progress", callId, toolName, ...report }),
         // Read when a handler is interrupted, by which time `turn` exists.
-        interruptReason: () => turn.interruptReason ?? "the turn was interrupted"
+        interruptReason: () => turn.interruptReason ?? "the turn was interrupted",
+        client: turnOptions?.client
       }
       const turn: Turn = {
         calls,

@@ -40,6 +40,8 @@ export interface Watch {
   readonly deadline: number
   readonly idleMillis: number | undefined
   lastActivity: number
+  /** Waits on a person in progress: while above zero, the idle clock is stopped. */
+  holds: number
   stopped: Stop | undefined
   abandonAt: number
   abandoned: boolean
@@ -79,6 +81,7 @@ export class Watchdog {
       deadline: now + timeoutMillis,
       idleMillis,
       lastActivity: now,
+      holds: 0,
       stopped: undefined,
       abandonAt: Infinity,
       abandoned: false,
@@ -89,7 +92,27 @@ export class Watchdog {
 
   /** The handler showed signs of life. */
   touch(watch: Watch): void {
-    watch.lastActivity = this.clock.unsafeCurrentTimeMillis()
+    if (watch.holds === 0) watch.lastActivity = this.clock.unsafeCurrentTimeMillis()
+  }
+
+  /**
+   * The handler waits on a person (a question to the user): silence is then
+   * not a sign of a stuck tool, so the idle clock stops until the matching
+   * `release`, which restarts it. The total limit still holds.
+   */
+  hold(watch: Watch): void {
+    watch.holds++
+    watch.lastActivity = Infinity
+  }
+
+  release(watch: Watch): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      watch.holds = Math.max(0, watch.holds - 1)
+      if (watch.holds > 0) return Effect.void
+      watch.lastActivity = this.clock.unsafeCurrentTimeMillis()
+      // The sleeper may be set for the total limit: the idle deadline is now earlier.
+      return this.watches.has(watch) ? this.schedule(due(watch)) : Effect.void
+    })
   }
 
   /**

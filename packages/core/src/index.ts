@@ -6,6 +6,8 @@
 export * as ArtifactStore from "./ArtifactStore.js"
 /** @since 0.1.0 */
 export * as CallTrace from "./CallTrace.js"
+/** @since 0.4.0 */
+export * as ClientRequests from "./ClientRequests.js"
 /** @since 0.2.0 */
 export * as ForeignText from "./ForeignText.js"
 /** @since 0.1.0 */

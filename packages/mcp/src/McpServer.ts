@@ -38,10 +38,13 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
   ListToolsRequestSchema,
   SetLevelRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { CallToolResult, ListToolsResult, LoggingLevel, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
+import type * as ClientRequests from "@tool-runtime/core/ClientRequests"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Mcp from "@tool-runtime/providers/Mcp"
@@ -146,6 +149,63 @@ const messageText = (message: unknown, cause: Cause.Cause<unknown>): string => {
     return `${text}\n${Cause.pretty(cause)}`
   } catch {
     return text
+  }
+}
+
+/** A request to the client, on the stream of the call that makes it. */
+type Send = (
+  request: { readonly method: string; readonly params: Record<string, unknown> },
+  schema: typeof ElicitResultSchema | typeof CreateMessageResultSchema,
+  options: { readonly signal: AbortSignal }
+) => Promise<unknown>
+
+/** How a call's handler reaches this client's user and model: only what the client declared it supports. */
+const channelOf = (server: Server, send: Send): ClientRequests.Channel => {
+  const capabilities = server.getClientCapabilities()
+  return {
+    elicit: capabilities?.elicitation === undefined ? undefined : (request) =>
+      Effect.tryPromise((signal) =>
+        send(
+          {
+            method: "elicitation/create",
+            params: { message: request.message, requestedSchema: request.requestedSchema }
+          },
+          ElicitResultSchema,
+          { signal }
+        ) as Promise<{ readonly action: string; readonly content?: unknown }>
+      ),
+    sample: capabilities?.sampling === undefined ? undefined : (request) =>
+      Effect.tryPromise((signal) =>
+        send(
+          {
+            method: "sampling/createMessage",
+            params: {
+              messages: request.messages.map((message) => ({
+                role: message.role,
+                content: { type: "text", text: message.text }
+              })),
+              maxTokens: request.maxTokens,
+              ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
+              ...(request.temperature === undefined ? {} : { temperature: request.temperature })
+            }
+          },
+          CreateMessageResultSchema,
+          { signal }
+        ) as Promise<{ readonly content: unknown; readonly model: string; readonly stopReason?: string }>
+      ).pipe(Effect.map((result) => {
+        // One block or several, text or not: the handler gets the text, and a line for what is not text.
+        const blocks = (Array.isArray(result.content) ? result.content : [result.content]) as ReadonlyArray<
+          { readonly type?: unknown; readonly text?: unknown }
+        >
+        const text = blocks.map((block) =>
+          block.type === "text" && typeof block.text === "string" ? block.text : `[${String(block.type)} content]`
+        ).join("\n")
+        return {
+          text,
+          model: result.model,
+          ...(result.stopReason === undefined ? {} : { stopReason: result.stopReason })
+        }
+      }))
   }
 }
 
@@ -289,7 +349,15 @@ export const makeWithGate = (
       return run(
         gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
           { id: `mcp-${String(extra.requestId)}`, name: request.params.name, input: request.params.arguments ?? {} },
-          { interruptWhen: cancelled(extra.signal), onEvent }
+          {
+            interruptWhen: cancelled(extra.signal),
+            onEvent,
+            // On the request's own stream, as the logs are: a client over HTTP gets the question with the call.
+            client: channelOf(
+              server,
+              (request, schema, options) => extra.sendRequest(request as never, schema, options)
+            )
+          }
         )).pipe(
           Effect.map((result) => {
             const link = McpResources.linkOf(result)

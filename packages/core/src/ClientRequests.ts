@@ -1,0 +1,220 @@
+/**
+ * What a running handler may ask of whoever drives the runtime: a question
+ * to the user (MCP's elicitation, form mode) or a completion from the
+ * client's model (MCP's sampling). The handler sees `context.elicit` and
+ * `context.sample`; the runtime's caller supplies the {@link Channel} per
+ * turn (`runCall(call, { client })`), as `McpServer` does for each
+ * `tools/call` of a client that declared the capability.
+ *
+ * Nothing here can hang or crash a call: without a channel a question is
+ * declined and a sample fails with a reason the handler can report; an
+ * answer that does not match the question's schema is a cancel with the
+ * reason, never a value of the wrong shape; the total time limit of the call
+ * still holds while the user thinks, and the idle limit does not run out
+ * while the call waits for them (a human reading a form is not a stuck
+ * tool). The question's text goes through the runtime's redaction first:
+ * a message built from data must not show the user a secret.
+ *
+ * @since 0.4.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+/**
+ * A question for the user. `schema` is a struct of primitive fields
+ * (strings, numbers, booleans, literals): what a client can show as a
+ * form. The JSON Schema the client sees is derived from it, with titles,
+ * descriptions and defaults from its annotations, unless `requestedSchema`
+ * gives one (for forms the derivation cannot express, such as titled
+ * enums); the answer is decoded with `schema` either way.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Question<A, I> {
+  readonly message: string
+  readonly schema: Schema.Schema<A, I>
+  readonly requestedSchema?: RequestedSchema | undefined
+}
+
+/**
+ * The form as MCP sends it: a flat object schema.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface RequestedSchema {
+  readonly type: "object"
+  readonly properties: { readonly [field: string]: object }
+  readonly required?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The user's answer. Only `accept` carries content, already decoded.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Answer<A> =
+  | { readonly action: "accept"; readonly content: A }
+  | { readonly action: "decline" | "cancel"; readonly reason?: string | undefined }
+
+/**
+ * A request for a completion by the client's model.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface SampleRequest {
+  readonly messages: ReadonlyArray<{ readonly role: "user" | "assistant"; readonly text: string }>
+  readonly maxTokens: number
+  readonly systemPrompt?: string | undefined
+  readonly temperature?: number | undefined
+}
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export interface Sample {
+  readonly text: string
+  readonly model: string
+  readonly stopReason?: string | undefined
+}
+
+/**
+ * The client's model could not be asked, or did not answer.
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class SampleError extends Schema.TaggedError<SampleError>()("SampleError", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `The client's model could not be asked: ${this.reason}`
+  }
+}
+
+/**
+ * What the runtime's caller supplies to reach the user and the client's
+ * model, as raw protocol values; either may be absent. Failures of these
+ * effects are reported to the handler as a cancel (a question) or a
+ * `SampleError` (a sample), with the failure's message.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Channel {
+  readonly elicit?:
+    | ((request: { readonly message: string; readonly requestedSchema: RequestedSchema }) => Effect.Effect<
+      { readonly action: string; readonly content?: unknown },
+      unknown
+    >)
+    | undefined
+  readonly sample?: ((request: SampleRequest) => Effect.Effect<Sample, unknown>) | undefined
+}
+
+/**
+ * Runs an effect with the call's idle clock stopped (see `Watchdog.hold`).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Hold = <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E>
+
+const reasonOf = (error: unknown): string => {
+  try {
+    return error instanceof Error ? error.message : String(error)
+  } catch {
+    return "an error that cannot be shown"
+  }
+}
+
+/**
+ * The JSON Schema a client sees for a question: the struct's derived
+ * schema, with the `$schema` and `$defs` noise of the derivation left out.
+ * A schema that is not a struct is a bug of the handler that asks, so it is
+ * a defect, not a question a user could answer.
+ *
+ * @since 0.4.0
+ * @category forms
+ */
+export const requestedSchemaOf = <A, I>(schema: Schema.Schema<A, I>): RequestedSchema => {
+  const derived = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  if (derived.type !== "object" || typeof derived.properties !== "object" || derived.properties === null) {
+    throw new Error("A question's schema must be a struct of primitive fields (Schema.Struct)")
+  }
+  const required = Array.isArray(derived.required) ? derived.required as ReadonlyArray<string> : []
+  return {
+    type: "object",
+    properties: derived.properties as RequestedSchema["properties"],
+    ...(required.length === 0 ? {} : { required })
+  }
+}
+
+/**
+ * `context.elicit` for a call: see the module documentation. `hold` runs
+ * an effect with the call's idle clock stopped; `redact` is the runtime's.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeElicit = (
+  channel: Channel | undefined,
+  redact: (text: string) => string,
+  hold: Hold
+) =>
+<A, I>(question: Question<A, I>): Effect.Effect<Answer<A>> =>
+  Effect.suspend(() => {
+    const ask = channel?.elicit
+    if (ask === undefined) {
+      return Effect.succeed<Answer<A>>({
+        action: "decline",
+        reason: "no user can be asked: the runtime is not serving a client that answers questions (MCP elicitation)"
+      })
+    }
+    const requestedSchema = question.requestedSchema ?? requestedSchemaOf(question.schema)
+    const decode = Schema.decodeUnknownEither(question.schema, { errors: "all", onExcessProperty: "ignore" })
+    return hold(ask({ message: redact(String(question.message)), requestedSchema })).pipe(
+      Effect.map((reply): Answer<A> => {
+        if (reply.action === "decline" || reply.action === "cancel") return { action: reply.action }
+        if (reply.action !== "accept") return { action: "cancel", reason: `the client answered "${reply.action}"` }
+        const decoded = decode(reply.content ?? {})
+        return Either.isRight(decoded)
+          ? { action: "accept", content: decoded.right }
+          : {
+            action: "cancel",
+            reason: `the answer did not match the question: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`
+          }
+      }),
+      Effect.catchAll((error) =>
+        Effect.succeed<Answer<A>>({ action: "cancel", reason: `the question could not be asked: ${reasonOf(error)}` })
+      )
+    )
+  })
+
+/**
+ * `context.sample` for a call: see the module documentation.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const makeSample =
+  (channel: Channel | undefined, hold: Hold) => (request: SampleRequest): Effect.Effect<Sample, SampleError> =>
+    Effect.suspend(() => {
+      const sample = channel?.sample
+      if (sample === undefined) {
+        return Effect.fail(
+          new SampleError({
+            reason: "the runtime is not serving a client that lends its model (MCP sampling)"
+          })
+        )
+      }
+      return hold(sample(request)).pipe(
+        Effect.mapError((error) => new SampleError({ reason: reasonOf(error) }))
+      )
+    })
