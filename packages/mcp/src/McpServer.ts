@@ -299,7 +299,7 @@ export const makeWithGate = (
       // The protocol wants `progress` to grow with every notification: a
       // handler's own count is used while it does, a report without one
       // counts one more, and one that would go back is not sent.
-      let progress = 0
+      let progress: number | undefined
       // Sent on the request's own stream, so that a client over HTTP gets
       // them with the call's answer. Redacted with the runtime's rules, then cut.
       const log = (level: LoggingLevel, text: string) => {
@@ -330,15 +330,16 @@ export const makeWithGate = (
         if (event._tag !== "Progress") return Effect.void
         if (event.message !== undefined) log("debug", event.message)
         if (token === undefined) return Effect.void
-        const next = event.progress ?? progress + 1
-        if (next <= progress) return Effect.void
+        const next = event.progress ?? (progress ?? 0) + 1
+        // The first report may be 0 ("started"); after it, only growth.
+        if (progress !== undefined && next <= progress) return Effect.void
         progress = next
         return Effect.tryPromise(() =>
           extra.sendNotification({
             method: "notifications/progress",
             params: {
               progressToken: token,
-              progress,
+              progress: next,
               ...(event.total === undefined ? {} : { total: event.total }),
               ...(event.message === undefined ? {} : { message: event.message })
             }

@@ -1,0 +1,169 @@
+/**
+ * The tools the MCP conformance suite (`@modelcontextprotocol/conformance`)
+ * calls on a server, written as any user of the runtime would write them,
+ * and served by `tool-runtime serve --http --tools` in `Conformance.test`:
+ * what the suite checks is our server and runtime, not a wrapper.
+ *
+ * Content the runtime has no block for yet (audio, embedded resources) is
+ * left out: those scenarios are expected failures, listed with the reason in
+ * `expected-failures.yaml`.
+ */
+import * as Tool from "@tool-runtime/core/Tool"
+import * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/** A 1×1 red PNG. */
+const redPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+
+const describeAnswer = <A>(answer: { readonly action: string; readonly content?: A }) =>
+  `action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`
+
+export const tools = [
+  Tool.make("test_simple_text", {
+    description: "Returns a line of text.",
+    parameters: {},
+    readOnly: true,
+    handler: () => Effect.succeed("This is a simple text response for testing.")
+  }),
+  Tool.make("test_image_content", {
+    description: "Returns a 1x1 PNG.",
+    parameters: {},
+    readOnly: true,
+    handler: () => Effect.succeed(ToolResult.content([ToolResult.image(redPixel, "image/png")]))
+  }),
+  Tool.make("test_error_handling", {
+    description: "Always fails.",
+    parameters: {},
+    readOnly: true,
+    handler: () => Effect.fail(new Error("This tool intentionally returns an error for testing"))
+  }),
+  Tool.make("test_tool_with_logging", {
+    description: "Logs three lines while it runs.",
+    parameters: {},
+    readOnly: true,
+    handler: () =>
+      Effect.gen(function*() {
+        yield* Effect.logInfo("Tool execution started")
+        yield* Effect.sleep("50 millis")
+        yield* Effect.logInfo("Tool processing data")
+        yield* Effect.sleep("50 millis")
+        yield* Effect.logInfo("Tool execution completed")
+        return "Logging test completed"
+      })
+  }),
+  Tool.make("test_tool_with_progress", {
+    description: "Reports progress 0, 50 and 100 of 100.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.gen(function*() {
+        yield* context.progress({ progress: 0, total: 100 })
+        yield* Effect.sleep("50 millis")
+        yield* context.progress({ progress: 50, total: 100 })
+        yield* Effect.sleep("50 millis")
+        yield* context.progress({ progress: 100, total: 100 })
+        return "Progress test completed"
+      })
+  }),
+  Tool.make("test_sampling", {
+    description: "Asks the client's model.",
+    parameters: { prompt: Schema.String },
+    readOnly: true,
+    handler: ({ prompt }, context) =>
+      Effect.map(
+        context.sample({ messages: [{ role: "user", text: prompt }], maxTokens: 100 }),
+        (sample) => `LLM response: ${sample.text}`
+      )
+  }),
+  Tool.make("test_elicitation", {
+    description: "Asks the user for a name and an address.",
+    parameters: { message: Schema.String },
+    readOnly: true,
+    handler: ({ message }, context) =>
+      Effect.map(
+        context.elicit({
+          message,
+          schema: Schema.Struct({
+            username: Schema.String.annotations({ description: "User's response" }),
+            email: Schema.String.annotations({ description: "User's email address" })
+          })
+        }),
+        (answer) => `User response: ${describeAnswer(answer)}`
+      )
+  }),
+  Tool.make("test_elicitation_sep1034_defaults", {
+    description: "Asks with a default for every primitive type.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.map(
+        context.elicit({
+          message: "Please review and update the form fields with defaults",
+          schema: Schema.Struct({
+            name: Schema.optional(Schema.String.annotations({ description: "User name", default: "John Doe" })),
+            age: Schema.optional(Schema.Int.annotations({ description: "User age", default: 30 })),
+            score: Schema.optional(Schema.Number.annotations({ description: "User score", default: 95.5 })),
+            status: Schema.optional(
+              Schema.Literal("active", "inactive", "pending").annotations({
+                description: "User status",
+                default: "active"
+              })
+            ),
+            verified: Schema.optional(Schema.Boolean.annotations({ description: "Verified", default: true }))
+          })
+        }),
+        (answer) => `Elicitation completed: ${describeAnswer(answer)}`
+      )
+  }),
+  Tool.make("test_elicitation_sep1330_enums", {
+    description: "Asks with every enum form of SEP-1330.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.map(
+        context.elicit({
+          message: "Please pick from the options",
+          schema: Schema.Struct({
+            untitledSingle: Schema.optional(Schema.Literal("option1", "option2", "option3")),
+            titledSingle: Schema.optional(Schema.Literal("value1", "value2", "value3")),
+            legacyEnum: Schema.optional(Schema.Literal("opt1", "opt2", "opt3")),
+            untitledMulti: Schema.optional(Schema.Array(Schema.Literal("option1", "option2", "option3"))),
+            titledMulti: Schema.optional(Schema.Array(Schema.Literal("value1", "value2", "value3")))
+          }),
+          // Titled options have no Schema form the derivation turns into `oneOf`/`enumNames`: given as sent.
+          requestedSchema: {
+            type: "object",
+            properties: {
+              untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
+              titledSingle: {
+                type: "string",
+                oneOf: [
+                  { const: "value1", title: "First Option" },
+                  { const: "value2", title: "Second Option" },
+                  { const: "value3", title: "Third Option" }
+                ]
+              },
+              legacyEnum: {
+                type: "string",
+                enum: ["opt1", "opt2", "opt3"],
+                enumNames: ["Option One", "Option Two", "Option Three"]
+              },
+              untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
+              titledMulti: {
+                type: "array",
+                items: {
+                  anyOf: [
+                    { const: "value1", title: "First Choice" },
+                    { const: "value2", title: "Second Choice" },
+                    { const: "value3", title: "Third Choice" }
+                  ]
+                }
+              }
+            }
+          }
+        }),
+        (answer) => `Elicitation completed: ${describeAnswer(answer)}`
+      )
+  })
+]
