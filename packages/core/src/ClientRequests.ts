@@ -19,6 +19,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberRef from "effect/FiberRef"
+import { globalValue } from "effect/GlobalValue"
 import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
@@ -125,6 +127,20 @@ export interface Channel {
  * @category models
  */
 export type Hold = <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E>
+
+/**
+ * The turn's channel, for the stages before a handler runs: the permission
+ * stage's approver reads it to put its question to the client's user
+ * (`Approver.client` in `@tool-runtime/permissions`). Set by the runtime for
+ * the length of a turn given `{ client }`.
+ *
+ * @since 0.4.0
+ * @category fiber refs
+ */
+export const currentChannel: FiberRef.FiberRef<Channel | undefined> = globalValue(
+  Symbol.for("@tool-runtime/core/ClientRequests/currentChannel"),
+  () => FiberRef.unsafeMake<Channel | undefined>(undefined)
+)
 
 const reasonOf = (error: unknown): string => {
   try {

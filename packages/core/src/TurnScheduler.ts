@@ -25,7 +25,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as CallTrace from "./CallTrace.js"
-import type * as ClientRequests from "./ClientRequests.js"
+import * as ClientRequests from "./ClientRequests.js"
 import * as Pipeline from "./Pipeline.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
@@ -323,7 +323,8 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         return Effect.all(pending, { discard: true })
       })
 
-      return body.pipe(
+      const client = turnOptions?.client
+      return (client === undefined ? body : Effect.locally(body, ClientRequests.currentChannel, client)).pipe(
         Effect.ensuring(watchdog.close()),
         Effect.zipRight(fill),
         Effect.onExit((exit) =>

@@ -12,10 +12,12 @@
  *
  * @since 0.1.0
  */
+import * as ClientRequests from "@tool-runtime/core/ClientRequests"
 import type * as Tool from "@tool-runtime/core/Tool"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 
@@ -121,6 +123,97 @@ export const headless: Service = {
  * @category layers
  */
 export const layerHeadless: Layer.Layer<Approver> = Layer.succeed(Approver, headless)
+
+const decisions = {
+  allow_once: "Allow once",
+  allow_always: "Allow always",
+  deny: "Deny"
+} as const
+
+/** The question as the client's user reads it: every part of the prompt is already redacted. */
+const questionOf = (prompt: Prompt): string =>
+  [
+    `${prompt.toolName} needs your approval: ${prompt.reason}.`,
+    prompt.subject,
+    `Arguments: ${prompt.input}`,
+    prompt.rules.length === 0 ? undefined : `"${decisions.allow_always}" stores: ${prompt.rules.join(", ")}`
+  ].filter((line) => line !== undefined).join("\n")
+
+/**
+ * The user of the client that called the tool, asked through MCP
+ * elicitation, for a runtime served over MCP (`McpServer` gives each call
+ * the channel; see `ClientRequests.currentChannel`). The form offers
+ * "Allow once", "Allow always" (only when the prompt has rules to store)
+ * and "Deny", with a message for the model. A decline or a dismissed form
+ * denies the call; an answer that is not one of the offered choices denies
+ * it too. Where there is no such user (the turn is not served, or the
+ * client cannot answer questions) `fallback` is asked, by default
+ * {@link headless}: the call is denied and says why.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const client = (fallback: Service = headless): Service => ({
+  ask: (prompt) =>
+    Effect.flatMap(FiberRef.get(ClientRequests.currentChannel), (channel) => {
+      const elicit = channel?.elicit
+      if (elicit === undefined) return fallback.ask(prompt)
+      const offered = prompt.rules.length === 0
+        ? (["allow_once", "deny"] as const)
+        : (["allow_once", "allow_always", "deny"] as const)
+      return elicit({
+        message: questionOf(prompt),
+        requestedSchema: {
+          type: "object",
+          properties: {
+            decision: {
+              type: "string",
+              title: "Decision",
+              oneOf: offered.map((value) => ({ const: value, title: decisions[value] }))
+            },
+            message: { type: "string", title: "Why (told to the model when you deny)" }
+          },
+          required: ["decision"]
+        }
+      }).pipe(
+        Effect.mapError((error) =>
+          new Unavailable({
+            reason: `the approval question could not be put to the client's user (${
+              error instanceof Error ? error.message : "the request failed"
+            })`
+          })
+        ),
+        Effect.map((reply): Answer => {
+          if (reply.action !== "accept") {
+            return deny(
+              reply.action === "decline"
+                ? "The user declined to approve this call."
+                : "The user dismissed the approval question."
+            )
+          }
+          const content = (typeof reply.content === "object" && reply.content !== null ? reply.content : {}) as {
+            readonly decision?: unknown
+            readonly message?: unknown
+          }
+          const note = typeof content.message === "string" && content.message.trim() !== ""
+            ? content.message.trim()
+            : undefined
+          if (content.decision === "allow_once") return allowOnce
+          if (content.decision === "allow_always" && offered.length === 3) return allowAlways
+          if (content.decision === "deny") return deny(note ?? "The user denied this call.")
+          return deny("The client's answer to the approval question was not one of the choices offered.")
+        })
+      )
+    })
+})
+
+/**
+ * {@link client} as the approver.
+ *
+ * @since 0.4.0
+ * @category layers
+ */
+export const layerClient = (fallback?: Service): Layer.Layer<Approver> => Layer.succeed(Approver, client(fallback))
 
 /**
  * A scripted approver for tests and demos: `answer` is called with each
