@@ -110,6 +110,21 @@ const backquoted = (text: string): ReadonlyArray<string> => {
   return out
 }
 
+/**
+ * Where the `$(…)` opening at `at` ends (the index just past its `)`, or
+ * undefined when the text ends first), and whether the scan is unsure of it.
+ *
+ * @internal exported for the exact-end law of `SubstitutionEnds.test`
+ */
+export const substitutionEnd = (
+  text: string,
+  at: number
+): { readonly end: number | undefined; readonly unsure: boolean } => {
+  const scan: Scan = { unsure: false }
+  const end = listEnd(text, at + 2, 0, scan)
+  return { end, unsure: scan.unsure }
+}
+
 const substitutions = (text: string): ReadonlyArray<string> => {
   const out: Array<string> = []
   // Pairs of backquotes as they come, and the parts bash reads (escaped backquotes inside):

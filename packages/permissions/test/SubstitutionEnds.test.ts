@@ -13,6 +13,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as CommandLine from "../src/CommandLine.js"
+import * as EmbeddedScripts from "../src/EmbeddedScripts.js"
 import * as BashEval from "./BashEval.js"
 
 const markers = Array.from({ length: 10 }, (_, i) => `m${i}`)
@@ -89,7 +90,12 @@ const pieces: ReadonlyArray<string> = [
   "echo a >>/dev/null ; M",
   "echo a 2>&1 >/dev/null ; M",
   // A here-document whose delimiter the `)` closing the substitution follows at once.
-  "echo $(cat <<E\nx\nE)$(M)"
+  "echo $(cat <<E\nx\nE)$(M)",
+  // Lines that start like the delimiter, or hold it after a tab, do not end a here-document.
+  "cat <<E >/dev/null\nEx )\nE\nM",
+  "cat <<-E >/dev/null\nE\t)\nE\nM",
+  // A backslash-newline before a reserved word is removed: the word is still `case`.
+  "true; \\\ncase x in x) M;; esac"
 ]
 
 /** A body of one to four pieces, joined as bash joins statements, each marker made distinct. */
@@ -122,7 +128,37 @@ const missed = (analyse: (source: string) => CommandLine.Analysis, line: string,
   return runs.filter((run) => !read.has(run))
 }
 
+/** Pieces where a `case` word stands where the scan expects none: it says it is unsure, on purpose. */
+const unsurePieces = new Set(["echo case ; M", "case x in x) echo in case esac;; esac; M"])
+
 describe("the end of a `$(…)` the grammar leaves as text", () => {
+  // Every body here is complete bash, so bash ends its `$(…)` at the `)` written after it: the
+  // scan must give exactly that end, and be unsure only where a piece makes it so. No bash is
+  // needed to know the answer, so every pair of pieces is tried.
+  it("the scan ends every body of one or two pieces exactly at its `)`, and is unsure only where it should", () => {
+    const wrong: Array<string> = []
+    const suffixes = [")]'", ") ; echo ')' esac", ")\nEOF_Z9\ncase x in x) m9;; esac"]
+    const check = (b: string, unsure: boolean, suffix: string) => {
+      const text = `$(${b}${suffix}`
+      const found = EmbeddedScripts.substitutionEnd(text, 0)
+      if (found.unsure !== unsure || (!found.unsure && found.end !== b.length + 3)) {
+        wrong.push(`${JSON.stringify(text)}: end ${found.end} (expected ${b.length + 3}), unsure ${found.unsure}`)
+      }
+    }
+    for (const first of pieces) {
+      for (const suffix of suffixes) {
+        check(`${first.replace(/\bM\b/g, "m1 a1")}; m2 a2`, unsurePieces.has(first), suffix)
+      }
+      for (const second of pieces) {
+        for (const separator of ["; ", "\n"]) {
+          const b = `${first.replace(/\bM\b/g, "m1 a1")}${separator}${second.replace(/\bM\b/g, "m2 a2")}`
+          check(b, unsurePieces.has(first) || unsurePieces.has(second), suffixes[0]!)
+        }
+      }
+    }
+    assert.deepStrictEqual(wrong.slice(0, 20), [], `${wrong.length} bodies ended wrongly`)
+  })
+
   it.effect(
     "each piece, in each context, has every command bash runs read",
     () =>
@@ -161,6 +197,14 @@ describe("the end of a `$(…)` the grammar leaves as text", () => {
         )
       })
       assert.deepStrictEqual(past, [])
+      // The same in an unquoted here-document, where what follows the end is the delimiter's line.
+      const pastInHeredoc = pieces.filter((piece) => !unsure.has(piece)).flatMap((piece) => {
+        const line = contexts[3]!(`${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`)
+        return analyse(line).readings.filter((words) => words.some((w) => w.includes("EOF_Z9"))).map((words) =>
+          `${JSON.stringify(line)}: ${JSON.stringify(words)}`
+        )
+      })
+      assert.deepStrictEqual(pastInHeredoc, [])
       // The unsure ones do read past it: the check sees over-reading where there is some.
       for (const piece of unsure) {
         const line = contexts[1]!(`${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`)
