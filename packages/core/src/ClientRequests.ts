@@ -151,8 +151,10 @@ const reasonOf = (error: unknown): string => {
 }
 
 /**
- * The JSON Schema a client sees for a question: the struct's derived
- * schema, with the `$schema` and `$defs` noise of the derivation left out.
+ * The JSON Schema a client sees for a question: the properties and
+ * required fields of the struct's derived schema. A form holds no
+ * references, so a field whose schema carries an `identifier` annotation
+ * (derived as a `$ref`) does not belong in a question.
  * A schema that is not a struct is a bug of the handler that asks, so it is
  * a defect, not a question a user could answer.
  *
@@ -175,16 +177,17 @@ export const requestedSchemaOf = <A, I>(schema: Schema.Schema<A, I>): RequestedS
 /**
  * `context.elicit` for a call: see the module documentation. `hold` runs
  * an effect with the call's idle clock stopped; `redact` is the runtime's.
+ * Called only when a handler asks, so a call that asks nothing pays nothing.
  *
  * @since 0.4.0
  * @category constructors
  */
-export const makeElicit = (
+export const elicit = <A, I>(
   channel: Channel | undefined,
+  question: Question<A, I>,
   redact: (text: string) => string,
   hold: Hold
-) =>
-<A, I>(question: Question<A, I>): Effect.Effect<Answer<A>> =>
+): Effect.Effect<Answer<A>> =>
   Effect.suspend(() => {
     const ask = channel?.elicit
     if (ask === undefined) {
@@ -219,18 +222,17 @@ export const makeElicit = (
  * @since 0.4.0
  * @category constructors
  */
-export const makeSample =
-  (channel: Channel | undefined, hold: Hold) => (request: SampleRequest): Effect.Effect<Sample, SampleError> =>
-    Effect.suspend(() => {
-      const sample = channel?.sample
-      if (sample === undefined) {
-        return Effect.fail(
-          new SampleError({
-            reason: "the runtime is not serving a client that lends its model (MCP sampling)"
-          })
-        )
-      }
-      return hold(sample(request)).pipe(
-        Effect.mapError((error) => new SampleError({ reason: reasonOf(error) }))
+export const sample = (
+  channel: Channel | undefined,
+  request: SampleRequest,
+  hold: Hold
+): Effect.Effect<Sample, SampleError> =>
+  Effect.suspend(() => {
+    const lend = channel?.sample
+    if (lend === undefined) {
+      return Effect.fail(
+        new SampleError({ reason: "the runtime is not serving a client that lends its model (MCP sampling)" })
       )
-    })
+    }
+    return hold(lend(request)).pipe(Effect.mapError((error) => new SampleError({ reason: reasonOf(error) })))
+  })

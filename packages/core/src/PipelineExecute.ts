@@ -185,6 +185,14 @@ const describeFailure = (
   }
 }
 
+/** Runs an effect with the watched call's idle clock stopped: the call waits on a person. */
+const holding = (watchdog: Watchdog.Watchdog, watch: Watchdog.Watch): ClientRequests.Hold => (effect) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => watchdog.hold(watch)),
+    () => effect,
+    () => watchdog.release(watch)
+  )
+
 /**
  * Stage 5: runs the handler in its own fiber under the tool's total and
  * idle limits. Both limits stop the handler by interrupting its fiber, so
@@ -213,12 +221,6 @@ export const execute = (
       const timeoutMillis = tool.timeoutFor(input)
       const watch = watchdog.watch(timeoutMillis, tool.idleTimeoutMillis)
       const touch = Effect.sync(() => watchdog.touch(watch))
-      const hold: ClientRequests.Hold = (effect) =>
-        Effect.acquireUseRelease(
-          Effect.sync(() => watchdog.hold(watch)),
-          () => effect,
-          () => watchdog.release(watch)
-        )
       const onProgress = env.onProgress
       const context: Tool.Context = {
         callId,
@@ -234,8 +236,15 @@ export const execute = (
               )
             ),
         output: () => touch,
-        elicit: ClientRequests.makeElicit(env.client, (text) => env.redactor.redact(text).text, hold),
-        sample: ClientRequests.makeSample(env.client, hold)
+        // Built only when a handler asks: the hot path pays for two closures, not for the machinery.
+        elicit: (question) =>
+          ClientRequests.elicit(
+            env.client,
+            question,
+            (text) => env.redactor.redact(text).text,
+            holding(watchdog, watch)
+          ),
+        sample: (request) => ClientRequests.sample(env.client, request, holding(watchdog, watch))
       }
       const outcomeUnknown = !tool.readOnly
       const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {
