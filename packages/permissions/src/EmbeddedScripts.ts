@@ -153,7 +153,27 @@ interface Scan {
 /** Nesting past which the scan stops: the text is read to its end instead. */
 const maxNesting = 200
 
-const reservedStarts = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "coproc"])
+/**
+ * Words after which bash still takes a reserved word (its
+ * `reserved_word_acceptable`): the openers, and the closers of compound
+ * commands (`case x in x) { :; } esac` closes the `case`).
+ */
+const reservedBefore = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "do",
+  "while",
+  "until",
+  "!",
+  "{",
+  "}",
+  "fi",
+  "done",
+  "time",
+  "coproc"
+])
 
 /**
  * Where the command list that starts at `start` (just after `$(` or a
@@ -173,14 +193,14 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
   let commandStart = true
   let functionName = false
   let wordStart = -1
-  let literal = true
   const endWord = (end: number) => {
     if (wordStart < 0) return
-    const raw = text.slice(wordStart, end)
-    const word = literal ? raw : ""
+    // Bash removes a backslash-newline before it splits words: `ca\<newline>se` is `case`. A
+    // quoted or escaped word keeps its quote or backslash here, so it is never taken for a reserved one.
+    const word = text.slice(wordStart, end).replace(/\\\n/g, "")
     wordStart = -1
     if (heredoc !== undefined) {
-      heredocs.push({ delimiter: raw.replace(/\\(.)|["']/gs, "$1"), tabs: heredoc.tabs })
+      heredocs.push({ delimiter: word.replace(/\\(.)|["']/gs, "$1"), tabs: heredoc.tabs })
       heredoc = undefined
       return
     }
@@ -197,7 +217,7 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
     if (top?.phase === "pattern") {
       if (!top.started && word === "esac") {
         cases.pop()
-        commandStart = false
+        commandStart = true
       } else top.started = true
       return
     }
@@ -211,25 +231,16 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       if (word === "case") scan.unsure = true
       return
     }
-    if (word === "case") {
-      cases.push({ phase: "subject", started: false })
-      commandStart = false
-    } else if (word === "esac" && top?.phase === "body") {
-      cases.pop()
-      commandStart = false
-    } else if (word === "function") {
-      functionName = true
-      commandStart = false
-    } else if (reservedStarts.has(word)) commandStart = true
+    // (Until a case's patterns begin, and after `function`, the next word is not a command's.)
+    if (word === "case") cases.push({ phase: "subject", started: false })
+    else if (word === "esac") cases.pop()
+    else if (word === "function") functionName = true
+    else if (reservedBefore.has(word)) commandStart = true
     // After any other word, an assignment (`X=1 esac`) included, bash takes no reserved word.
     else commandStart = false
   }
-  const startWord = (i: number, quoted: boolean) => {
-    if (wordStart < 0) {
-      wordStart = i
-      literal = true
-    }
-    if (quoted) literal = false
+  const startWord = (i: number) => {
+    if (wordStart < 0) wordStart = i
   }
   let i = start
   while (i < text.length) {
@@ -239,7 +250,7 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       i++
     } else if (c === "\n") {
       endWord(i)
-      if (cases.at(-1) === undefined || cases.at(-1)!.phase === "body") commandStart = true
+      commandStart = true
       i++
       // Here-documents begin on the next line: each body ends at its delimiter's line.
       for (const { delimiter, tabs } of heredocs.splice(0)) {
@@ -266,10 +277,10 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       i = eol < 0 ? text.length : eol
     } else if (c === "\\") {
       // A backslash-newline joins the lines; any other escapes the next character.
-      if (text[i + 1] !== "\n") startWord(i, true)
+      if (text[i + 1] !== "\n") startWord(i)
       i += 2
     } else if (c === "'" || c === "\"" || c === "`" || c === "$") {
-      startWord(i, c !== "$" || /[({'"]/.test(text[i + 1] ?? ""))
+      startWord(i)
       const next = quotedEnd(text, i, nesting, scan)
       if (next === undefined) return undefined
       i = next
@@ -290,7 +301,7 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       }
       if (wordStart >= 0 || top?.phase === "pattern") {
         // Inside a word (`@(a|b)`, `x=(a b)`) or a pattern: a matched pair, part of the word.
-        startWord(i, true)
+        startWord(i)
         const next = matchedEnd(text, i + 1, "(", ")", nesting, scan)
         if (next === undefined) return undefined
         i = next
@@ -300,15 +311,16 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
         // `((…))` is arithmetic when its parentheses close together; otherwise a group in a group.
         const inner = matchedEnd(text, i + 2, "(", ")", nesting, scan)
         if (inner !== undefined && text[inner] === ")") {
+          // After a compound command bash takes a reserved word: `case x in x) ((1)) esac`.
           i = inner + 1
-          commandStart = false
+          commandStart = true
           continue
         }
       }
       const next = listEnd(text, i + 1, nesting + 1, scan)
       if (next === undefined) return undefined
       i = next
-      commandStart = false
+      commandStart = true
     } else if (c === ")") {
       endWord(i)
       const top = cases.at(-1)
@@ -325,41 +337,32 @@ const listEnd = (text: string, start: number, nesting: number, scan: Scan): numb
       endWord(i)
       const top = cases.at(-1)
       if (c === ";" && (text[i + 1] === ";" || text[i + 1] === "&")) {
-        // `;;`, `;&`, `;;&` end a case's commands: a pattern follows.
+        // `;;`, `;&`, `;;&` end a case's commands: a pattern follows. (The `&` of `;;&`, read as
+        // one of its own, changes nothing: in a pattern, a word's place does not matter.)
         if (top?.phase === "body") {
           top.phase = "pattern"
           top.started = false
         } else scan.unsure = true
-        i += text.startsWith(";;&", i) ? 3 : 2
+        i += 2
         continue
       }
-      if (c === "&" && text[i + 1] === ">") {
-        i += text[i + 2] === ">" ? 3 : 2
-        commandStart = false
-        continue
-      }
-      if (top === undefined || top.phase === "body") commandStart = true
+      // (The `&` of `&>` too: the `>` after it is a redirection.)
+      commandStart = true
       i++
     } else if (c === "<" || c === ">") {
+      // The `(` of a process substitution, `<(…)`, is then read as a subshell's: the same list.
       endWord(i)
-      if (text[i + 1] === "(") {
-        // A process substitution: a list of its own, part of a word.
-        startWord(i, true)
-        const next = listEnd(text, i + 2, nesting + 1, scan)
-        if (next === undefined) return undefined
-        i = next
-        continue
-      }
       // After a redirection bash takes no reserved word: `>f esac` runs a command named esac.
       commandStart = false
       if (text.startsWith("<<", i) && text[i + 2] !== "<") {
         heredoc = { tabs: text[i + 2] === "-" }
         i += heredoc.tabs ? 3 : 2
       } else {
-        i += text.startsWith("<<<", i) ? 3 : /[<>&|]/.test(text[i + 1] ?? "") ? 2 : 1
+        // (`<<<` is `<<` then `<`, which ends the same.)
+        i += /[<>&|]/.test(text.charAt(i + 1)) ? 2 : 1
       }
     } else {
-      startWord(i, false)
+      startWord(i)
       i++
     }
   }
@@ -389,7 +392,7 @@ const quotedEnd = (text: string, i: number, nesting: number, scan: Scan): number
       const d = text[j]!
       if (d === "\"") return j + 1
       if (d === "\\") j += 2
-      else if ((d === "$" && /[({]/.test(text[j + 1] ?? "")) || d === "`") {
+      else if ((d === "$" && /[({]/.test(text.charAt(j + 1))) || d === "`") {
         const next = quotedEnd(text, j, nesting, scan)
         if (next === undefined) return undefined
         j = next
@@ -407,7 +410,8 @@ const quotedEnd = (text: string, i: number, nesting: number, scan: Scan): number
     return undefined
   }
   if (next === "\"") return quotedEnd(text, i + 1, nesting, scan)
-  if (next === "{") return matchedEnd(text, i + 2, "{", "}", nesting, scan)
+  // Bash counts no `{` inside `${…}`: the first `}` not quoted or expanded ends it (`${x:-{a}b}` is `{a` then `b}`).
+  if (next === "{") return matchedEnd(text, i + 2, undefined, "}", nesting, scan)
   if (next === "(") {
     // `$((…))` is arithmetic when its parentheses close together; otherwise a substitution.
     if (text[i + 2] === "(") {
@@ -431,13 +435,13 @@ export const arithmeticAt = (text: string, at: number): boolean => {
 
 /**
  * Where a pair of `open` and `close` whose opening is just before `i` ends
- * (nested pairs counted, quoted and expanded parts skipped), or undefined
- * when the text ends first.
+ * (nested pairs counted where there is an `open`, quoted and expanded parts
+ * skipped), or undefined when the text ends first.
  */
 const matchedEnd = (
   text: string,
   i: number,
-  open: string,
+  open: string | undefined,
   close: string,
   nesting: number,
   scan: Scan

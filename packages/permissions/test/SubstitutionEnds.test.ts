@@ -21,8 +21,13 @@ const markers = Array.from({ length: 10 }, (_, i) => `m${i}`)
 /** The marker runs of each line when bash runs it, each as its words joined by a space. */
 const runsOf = (lines: ReadonlyArray<string>) =>
   BashEval.loggedRuns(
-    markers.map((name) => `${name}() { local IFS=' '; printf '%s\\n' "\${FUNCNAME[0]}\${*:+ $*}" >> "$STUB_LOG"; }`)
-      .join("\n"),
+    // Extended patterns on, as in an interactive bash: some pieces hold them.
+    [
+      "shopt -s extglob",
+      ...markers.map((name) =>
+        `${name}() { local IFS=' '; printf '%s\\n' "\${FUNCNAME[0]}\${*:+ $*}" >> "$STUB_LOG"; }`
+      )
+    ].join("\n"),
     lines
   )
 
@@ -95,7 +100,48 @@ const pieces: ReadonlyArray<string> = [
   "cat <<E >/dev/null\nEx )\nE\nM",
   "cat <<-E >/dev/null\nE\t)\nE\nM",
   // A backslash-newline before a reserved word is removed: the word is still `case`.
-  "true; \\\ncase x in x) M;; esac"
+  "true; \\\ncase x in x) M;; esac",
+  // …and inside one: bash removes it before it splits words.
+  "ca\\\nse x in x) M;; esac",
+  // Bash takes a reserved word after a pattern's `)`, a newline, and the end of a compound command.
+  "case x in x) case y in y) M;; esac;; esac",
+  "case x in x) M\nesac",
+  "case x in x) case y in y) M;; esac esac",
+  "case x in x) case y in esac esac; M",
+  "case x in x) if true; then M; fi esac",
+  "case x in x) while false; do :; done esac; M",
+  "case x in x) (M) esac",
+  "case x in x) ((1)) esac; M",
+  "case x in x) { M; } esac",
+  "f() { case x in x) M;; esac; }; f",
+  // …but not after a redirection: this `esac` is a command's name.
+  "case x in x) >/dev/null esac;; esac; M",
+  // A pattern that is `esac` after the optional `(`; extended patterns with parentheses of their own.
+  "case x in (esac) :;; x) M;; esac",
+  "case x in @(x|y)) M;; esac",
+  "echo @(x|@(y)) ; M",
+  // Reserved words and parentheses inside words: an array's elements, a double-quoted `(`.
+  "x=(case in) ; M",
+  "echo \"x(\" ; M",
+  // Substitutions that hold a `case`, bare and in double quotes; a backquoted part holding quotes.
+  "echo $(case x in x) M;; esac)",
+  "echo \"$(case x in x) M;; esac)\"",
+  "echo \"`echo \"a)\"`\" ; M",
+  // Bash counts no `{` inside `${…}`: its first `}` ends it.
+  "echo ${x:-{a} ; M",
+  // Arithmetic holding parentheses and `<<`, which is no here-document; a subshell right after `$(`.
+  "((y = 1 << 2)) ; M",
+  "(( (1) << 2 )) ; M",
+  ": $(( (1) << 2 )) ; M",
+  "echo $((M); (M))",
+  // Here-documents: a word glued to `<<`, two tabs stripped, a delimiter holding `)` or `#`, a here-string.
+  "cat<<E >/dev/null\n)\nE\nM",
+  "cat <<-E >/dev/null\n\t\t)\n\t\tE\nM",
+  "cat <<'E)' >/dev/null\nx\nE)\nM",
+  "echo $(cat <<'#'\nx\n#)$(M)",
+  "cat <<<x >/dev/null\nM",
+  // An escaped `;` before a `;`, which is no `;;`.
+  "echo \\;; M"
 ]
 
 /** A body of one to four pieces, joined as bash joins statements, each marker made distinct. */
@@ -159,6 +205,45 @@ describe("the end of a `$(…)` the grammar leaves as text", () => {
     assert.deepStrictEqual(wrong.slice(0, 20), [], `${wrong.length} bodies ended wrongly`)
   })
 
+  it("a body bash rejects leaves the scan unsure, and one the text ends inside has no end", () => {
+    // Syntax errors: where bash would stop is not certain, so the rest of the text is read too
+    // (unsure, or no end found at all).
+    const invalid = ["case x y) m1 a1;; esac", "echo a;; m1 a1", "case x in x) m1 a1", "case x in x) m1 a1;;"]
+    for (const b of invalid) {
+      const found = EmbeddedScripts.substitutionEnd(`$(${b})]'`, 0)
+      assert.isTrue(found.unsure || found.end === undefined, JSON.stringify(b))
+    }
+    // Cut short inside a here-document, a comment, quotes or a nested part: no end at all.
+    const cut = [
+      "cat <<E\nx",
+      "cat <<E\n",
+      ": # x",
+      "echo 'a",
+      "echo \"a",
+      "echo `a",
+      "echo $'a",
+      "echo ${a",
+      "(a",
+      "$(a"
+    ]
+    for (const b of cut) {
+      assert.isUndefined(EmbeddedScripts.substitutionEnd(`$(${b}`, 0).end, JSON.stringify(b))
+    }
+  })
+
+  it("100,000 nested groups, substitutions or expansions: the scan gives up without overflowing, and reads the rest", () => {
+    const depth = 100_000
+    const nested = [
+      `$(${"( ".repeat(depth)}m1${")".repeat(depth)})`,
+      `$(${"$(".repeat(depth)}m1${")".repeat(depth)})`,
+      `$(${"${x:-".repeat(depth)}${"}".repeat(depth)})`,
+      `$(${"\"$(".repeat(depth)}${")\"".repeat(depth)})`
+    ]
+    for (const text of nested) {
+      assert.deepStrictEqual(EmbeddedScripts.substitutionEnd(text, 0), { end: undefined, unsure: false })
+    }
+  })
+
   it.effect(
     "each piece, in each context, has every command bash runs read",
     () =>
@@ -198,7 +283,10 @@ describe("the end of a `$(…)` the grammar leaves as text", () => {
       })
       assert.deepStrictEqual(past, [])
       // The same in an unquoted here-document, where what follows the end is the delimiter's line.
-      const pastInHeredoc = pieces.filter((piece) => !unsure.has(piece)).flatMap((piece) => {
+      // (A `<<` in arithmetic there makes the grammar's parse of the whole line fail, and the line is
+      // then also read word by word, delimiter included: over-reading that is not the scan's.)
+      const wordByWord = (piece: string) => /\(\(.*<</.test(piece)
+      const pastInHeredoc = pieces.filter((piece) => !unsure.has(piece) && !wordByWord(piece)).flatMap((piece) => {
         const line = contexts[3]!(`${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`)
         return analyse(line).readings.filter((words) => words.some((w) => w.includes("EOF_Z9"))).map((words) =>
           `${JSON.stringify(line)}: ${JSON.stringify(words)}`
