@@ -81,6 +81,11 @@ interface Serialized {
   readonly stash: string | undefined
 }
 
+const textOf = (base64: string, mediaType: string): string => {
+  const decoded = Encoding.decodeBase64String(base64)
+  return Either.isRight(decoded) ? decoded.right : `[${mediaType} content that is not valid base64, not shown]`
+}
+
 const plain = (text: string): Serialized => ({ text, images: [], stash: undefined })
 
 const formatBytes = (n: number) =>
@@ -136,6 +141,9 @@ const serializeValue = (
     let stash: string | undefined
     for (const block of value.blocks) {
       if (block._tag === "text") texts.push(block.text)
+      // Textual "binary" content is read by the model (providers decode a text document): it is
+      // text here, so that it is redacted, truncated and marked like the rest.
+      else if (ToolResult.isTextMediaType(block.mediaType)) texts.push(textOf(block.data, block.mediaType))
       else if (block.data.length * 0.75 <= maxImageBytes) images.push(block)
       else {
         texts.push(

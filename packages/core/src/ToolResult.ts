@@ -159,6 +159,33 @@ export const image = (data: Uint8Array | string, mediaType: string): ContentBloc
 })
 
 /**
+ * Any other binary content (audio, a PDF) from raw bytes or base64: the same
+ * block as `image`, which each provider codec shows as far as its provider
+ * can (MCP as `audio` or an embedded resource). Textual media types
+ * (`text/*`, JSON, XML, YAML) are read as text by the shape stage, so they
+ * are redacted and truncated like any other output.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const binary = (data: Uint8Array | string, mediaType: string): ContentBlock => image(data, mediaType)
+
+/**
+ * Whether content of this media type is text a model reads (and a secret
+ * could hide in): `text/*`, and JSON, XML, YAML, JavaScript and form data
+ * under any name.
+ *
+ * @since 0.4.0
+ * @category guards
+ */
+export const isTextMediaType = (mediaType: string): boolean => {
+  const type = mediaType.split(";")[0]!.trim().toLowerCase()
+  return type.startsWith("text/") ||
+    /^application\/(?:.*[+.-])?(?:json|xml|yaml|javascript|ecmascript|x-www-form-urlencoded|x-sh|sql|graphql|toml)$/
+      .test(type)
+}
+
+/**
  * @since 0.1.0
  * @category constructors
  */

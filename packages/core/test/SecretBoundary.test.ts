@@ -16,6 +16,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as FiberId from "effect/FiberId"
@@ -95,7 +97,19 @@ const progress = Tool.make("progress", {
   readOnly: true,
   handler: ({ text }, context) => Effect.as(context.progress(`working on ${text}`), "done")
 })
-const tools = [echo, count, fail, crash, failObject, crashObject, dump, guarded, ruled, progress]
+/** Text handed back as a "binary" document, which providers decode and show the model as text. */
+const textualTypes = ["text/plain", "application/json", "Application/JSON; charset=utf-8", "application/vnd.api+json"]
+const document = Tool.make("document", {
+  description: "Returns a text document.",
+  parameters: { text, type: Schema.Number },
+  readOnly: true,
+  handler: ({ text, type }) =>
+    Effect.succeed(ToolResult.content([
+      ToolResult.textBlock("attached:"),
+      ToolResult.binary(new TextEncoder().encode(`contents: ${text}`), textualTypes[type % textualTypes.length]!)
+    ]))
+})
+const tools = [echo, count, fail, crash, failObject, crashObject, dump, guarded, ruled, progress, document]
 
 /** A policy that denies `guarded`, quoting what it was asked (as an application's policy may). */
 const policy: Policy.Service = {
@@ -126,7 +140,8 @@ const Kind = Schema.Literal(
   "deny",
   "rule",
   "malformed-json",
-  "progress"
+  "progress",
+  "document"
 )
 type Kind = typeof Kind.Type
 
@@ -181,6 +196,8 @@ const callOf = (p: Plan, index: number) => {
         return { id, name: "echo", input: `{"text": "${padded}"` }
       case "progress":
         return { id, name: "progress", input: arg }
+      case "document":
+        return { id, name: "document", input: { ...arg, type: p.seed } }
     }
   })()
   return { call, secrets: p.inId ? [secret, idSecret] : [secret] }
@@ -200,7 +217,8 @@ const expectedCode: Record<Kind, string | undefined> = {
   deny: "permission_denied",
   rule: "rule_violation",
   "malformed-json": "malformed_arguments",
-  progress: undefined
+  progress: undefined,
+  document: undefined
 }
 
 /** Runs a turn with an exporting tracer and a capturing logger; returns all that left the runtime. */
@@ -238,6 +256,14 @@ const runTurn = (calls: ReadonlyArray<unknown>, options?: { readonly stopOnError
     const withoutId = ({ callId: _, ...rest }: ToolResult.ToolResult) => rest
     const outside = {
       results: JSON.stringify(results.map(withoutId)),
+      // A binary block's base64 hides nothing from a provider that decodes it.
+      binaries: results.flatMap((result) =>
+        result.content.map((block) =>
+          block._tag === "text"
+            ? ""
+            : new TextDecoder().decode(Encoding.decodeBase64(block.data).pipe(Either.getOrThrow))
+        )
+      ).join("\n"),
       artifacts: JSON.stringify(stored),
       events: JSON.stringify(events.map((event) =>
         event._tag === "Progress"

@@ -4,9 +4,9 @@
  * and served by `tool-runtime serve --http --tools` in `Conformance.test`:
  * what the suite checks is our server and runtime, not a wrapper.
  *
- * Content the runtime has no block for yet (audio, embedded resources) is
- * left out: those scenarios are expected failures, listed with the reason in
- * `expected-failures.yaml`.
+ * Audio and other binary content are the runtime's binary block
+ * (`ToolResult.binary`): the MCP codec sends audio as `audio` and anything
+ * it has no block for (here an octet stream) as an embedded resource.
  */
 import * as Tool from "@tool-runtime/core/Tool"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
@@ -15,6 +15,28 @@ import * as Schema from "effect/Schema"
 
 /** A 1×1 red PNG. */
 const redPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+
+/** A WAV file of 8 silent 8-bit samples at 8 kHz: a header and its data. */
+const silentWav = (): Uint8Array => {
+  const samples = 8
+  const bytes = new Uint8Array(44 + samples)
+  const view = new DataView(bytes.buffer)
+  const ascii = (at: number, text: string) => [...text].forEach((c, i) => view.setUint8(at + i, c.charCodeAt(0)))
+  ascii(0, "RIFF")
+  view.setUint32(4, 36 + samples, true)
+  ascii(8, "WAVEfmt ")
+  view.setUint32(16, 16, true)
+  view.setUint16(20, 1, true) // PCM
+  view.setUint16(22, 1, true) // mono
+  view.setUint32(24, 8000, true)
+  view.setUint32(28, 8000, true)
+  view.setUint16(32, 1, true)
+  view.setUint16(34, 8, true)
+  ascii(36, "data")
+  view.setUint32(40, samples, true)
+  bytes.fill(128, 44)
+  return bytes
+}
 
 const describeAnswer = <A>(answer: { readonly action: string; readonly content?: A }) =>
   `action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`
@@ -31,6 +53,30 @@ export const tools = [
     parameters: {},
     readOnly: true,
     handler: () => Effect.succeed(ToolResult.content([ToolResult.image(redPixel, "image/png")]))
+  }),
+  Tool.make("test_audio_content", {
+    description: "Returns a short silent WAV.",
+    parameters: {},
+    readOnly: true,
+    handler: () => Effect.succeed(ToolResult.content([ToolResult.binary(silentWav(), "audio/wav")]))
+  }),
+  Tool.make("test_embedded_resource", {
+    description: "Returns bytes no provider shows, embedded as a resource.",
+    parameters: {},
+    readOnly: true,
+    handler: () =>
+      Effect.succeed(ToolResult.content([ToolResult.binary(new Uint8Array([0, 1, 2, 3]), "application/octet-stream")]))
+  }),
+  Tool.make("test_multiple_content_types", {
+    description: "Returns text, an image and embedded bytes.",
+    parameters: {},
+    readOnly: true,
+    handler: () =>
+      Effect.succeed(ToolResult.content([
+        ToolResult.textBlock("Multiple content types test:"),
+        ToolResult.image(redPixel, "image/png"),
+        ToolResult.binary(new Uint8Array([0, 1, 2, 3]), "application/octet-stream")
+      ]))
   }),
   Tool.make("test_error_handling", {
     description: "Always fails.",
