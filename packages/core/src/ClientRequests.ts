@@ -153,8 +153,9 @@ const reasonOf = (error: unknown): string => {
 /**
  * The JSON Schema a client sees for a question: the properties and
  * required fields of the struct's derived schema. A form holds no
- * references, so a field whose schema carries an `identifier` annotation
- * (derived as a `$ref`) does not belong in a question.
+ * references, so where a schema carries an `identifier` annotation (which
+ * the derivation turns into a `$ref` to `$defs`), the definition is put in
+ * its place.
  * A schema that is not a struct is a bug of the handler that asks, so it is
  * a defect, not a question a user could answer.
  *
@@ -162,14 +163,29 @@ const reasonOf = (error: unknown): string => {
  * @category forms
  */
 export const requestedSchemaOf = <A, I>(schema: Schema.Schema<A, I>): RequestedSchema => {
-  const derived = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  const made = JSONSchema.make(schema) as unknown as Record<string, unknown>
+  const defs = (typeof made.$defs === "object" && made.$defs !== null ? made.$defs : {}) as Record<string, unknown>
+  const resolve = (node: unknown, depth = 0): Record<string, unknown> => {
+    const record = (typeof node === "object" && node !== null ? node : {}) as Record<string, unknown>
+    const ref = record.$ref
+    if (typeof ref !== "string" || !ref.startsWith("#/$defs/") || depth > 8) return record
+    const { $ref: _, ...rest } = record
+    return {
+      ...resolve(defs[ref.slice("#/$defs/".length).replace(/~1/g, "/").replace(/~0/g, "~")], depth + 1),
+      ...rest
+    }
+  }
+  const derived = resolve(made)
   if (derived.type !== "object" || typeof derived.properties !== "object" || derived.properties === null) {
     throw new Error("A question's schema must be a struct of primitive fields (Schema.Struct)")
   }
+  const properties = Object.fromEntries(
+    Object.entries(derived.properties as Record<string, unknown>).map(([name, field]) => [name, resolve(field)])
+  )
   const required = Array.isArray(derived.required) ? derived.required as ReadonlyArray<string> : []
   return {
     type: "object",
-    properties: derived.properties as RequestedSchema["properties"],
+    properties: properties as RequestedSchema["properties"],
     ...(required.length === 0 ? {} : { required })
   }
 }

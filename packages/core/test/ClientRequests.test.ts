@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as ArtifactStore from "../src/ArtifactStore.js"
-import type * as ClientRequests from "../src/ClientRequests.js"
+import * as ClientRequests from "../src/ClientRequests.js"
 import * as Policy from "../src/Policy.js"
 import * as Redactor from "../src/Redactor.js"
 import * as Registry from "../src/Registry.js"
@@ -124,4 +124,32 @@ describe("ClientRequests", () => {
       const ok = yield* run("samples", { sample: () => Effect.succeed({ text: "hello", model: "m" }) }, [])
       assert.strictEqual(ToolResult.text(ok), "hello")
     }))
+})
+
+describe("requestedSchemaOf", () => {
+  it("puts the definition in place of every reference an identifier makes, the struct's own too", () => {
+    const Email = Schema.String.annotations({ identifier: "Email/Address~1", description: "Where to write" })
+    const Level = Schema.Literal("low", "high").annotations({ identifier: "Level" })
+    const form = Schema.Struct({ email: Email, level: Schema.optional(Level), age: Schema.Number })
+      .annotations({ identifier: "Form" })
+    const requested = ClientRequests.requestedSchemaOf(form)
+    assert.notInclude(JSON.stringify(requested), "$ref")
+    assert.deepStrictEqual(requested, {
+      type: "object",
+      properties: {
+        email: { type: "string", description: "Where to write" },
+        level: { type: "string", enum: ["low", "high"] },
+        age: { type: "number" }
+      },
+      required: ["email", "age"]
+    })
+  })
+
+  it("a schema that is not a struct is the asking handler's bug", () => {
+    assert.throws(() => ClientRequests.requestedSchemaOf(Schema.String), /must be a struct/)
+    assert.throws(
+      () => ClientRequests.requestedSchemaOf(Schema.String.annotations({ identifier: "S" })),
+      /must be a struct/
+    )
+  })
 })
