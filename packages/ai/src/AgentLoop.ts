@@ -171,12 +171,19 @@ const toolResultPart = (result: ToolResult.ToolResult): Prompt.ToolResultPart =>
 export const run = Effect.fn("AgentLoop.run")(function*(options: Options) {
   const runtime = yield* ToolRuntime.ToolRuntime
   const model = yield* LanguageModel.LanguageModel
-  const toolkit = wireToolkit(runtime.registry.definitions)
+  // The tools the model is shown are read again before each turn: a registry whose tools change
+  // (an MCP server's tools/list_changed) shows the model the new ones from the next turn on.
+  let definitions = runtime.registry.definitions
+  let toolkit = wireToolkit(definitions)
   const maxTurns = Math.max(1, options.maxTurns ?? 10)
   let prompt = Prompt.make(options.prompt)
   if (options.system !== undefined) prompt = Prompt.setSystem(prompt, options.system)
   const steps: Array<Step> = []
   for (let turn = 1; turn <= maxTurns; turn++) {
+    if (runtime.registry.definitions !== definitions) {
+      definitions = runtime.registry.definitions
+      toolkit = wireToolkit(definitions)
+    }
     const response = yield* (model.generateText({ prompt, toolkit, disableToolCallResolution: true }) as Effect.Effect<
       LanguageModel.GenerateTextResponse<AnyTools>,
       AiError.AiError

@@ -3,6 +3,12 @@ import type * as Prompt from "@effect/ai/Prompt"
 import * as AiTool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { assert, describe, it } from "@effect/vitest"
+import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
+import * as Policy from "@tool-runtime/core/Policy"
+import * as Redactor from "@tool-runtime/core/Redactor"
+import * as Registry from "@tool-runtime/core/Registry"
+import * as CoreTool from "@tool-runtime/core/Tool"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -135,4 +141,46 @@ describe("AgentLoop", () => {
       assert.isTrue(Either.isLeft(result))
       if (Either.isLeft(result)) assert.include(result.left.message, "request 2 has none")
     }).pipe(Effect.provide(Tools)))
+})
+
+describe("AgentLoop with tools that change", () => {
+  it.effect("the model is shown the registry's tools as they are before each turn", () =>
+    Effect.gen(function*() {
+      const tool = (name: string) =>
+        CoreTool.make(name, {
+          description: `${name}s.`,
+          parameters: {},
+          readOnly: true,
+          handler: () => Effect.succeed(`${name} done`)
+        })
+      const before = yield* Registry.make([tool("Ping")])
+      const after = yield* Registry.make([tool("Ping"), tool("Pong")])
+      const { registry, replace } = Registry.changing(before)
+      const model = yield* ScriptedModel.make([
+        [ScriptedModel.toolCall("c1", "Ping", {})],
+        [ScriptedModel.toolCall("c2", "Pong", {})],
+        [ScriptedModel.text("Both done.")]
+      ])
+      const result = yield* AgentLoop.run({
+        prompt: "Ping, then pong.",
+        onStep: (step) => Effect.sync(() => step.turn === 1 && replace(after))
+      }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model),
+        Effect.provide(
+          ToolRuntime.layer().pipe(Layer.provide(Layer.mergeAll(
+            Layer.succeed(Registry.Registry, registry),
+            Policy.layerAllowAll,
+            Redactor.layerDefault,
+            ArtifactStore.layerMemory()
+          )))
+        )
+      )
+      assert.deepStrictEqual(model.requests.map((request) => request.tools), [["Ping"], ["Ping", "Pong"], [
+        "Ping",
+        "Pong"
+      ]])
+      assert.deepStrictEqual(result.steps.map((step) => step.results.map((r) => r.error?.code ?? "ok")), [["ok"], [
+        "ok"
+      ], []])
+    }))
 })

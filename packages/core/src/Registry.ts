@@ -74,6 +74,14 @@ export interface Service {
   readonly lookup: (name: string) => Effect.Effect<Entry, ToolError.UnknownTool | ToolError.ToolUnavailable>
   /** The sources whose tools could not be registered, and why. */
   readonly unavailable: ReadonlyArray<Unavailable>
+  /**
+   * For a registry whose tools change ({@link changing}): its tools as they
+   * are now. The runtime takes them once at the start of each turn, so the
+   * tools of a turn never change in its middle.
+   *
+   * @since 0.4.0
+   */
+  readonly current?: (() => Service) | undefined
 }
 
 /**
@@ -181,6 +189,43 @@ const fromEntries = (byName: Map<string, Entry>, unavailable: ReadonlyArray<Unav
           ? new ToolError.UnknownTool({ toolName: name, suggestions: suggest(name, names) })
           : new ToolError.ToolUnavailable({ toolName: name, source: source.source, reason: source.reason })
       )
+    }
+  }
+}
+
+/**
+ * A registry whose tools can be replaced while the runtime runs (an MCP
+ * server's `tools/list_changed`): `registry` always answers with the tools
+ * last given to `replace`, and a runtime built on it takes them afresh at
+ * the start of each turn, never in its middle.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const changing = (initial: Service): {
+  readonly registry: Service
+  readonly replace: (next: Service) => void
+} => {
+  const snapshot = (service: Service) => service.current?.() ?? service
+  let latest = snapshot(initial)
+  const registry: Service = {
+    get entries() {
+      return latest.entries
+    },
+    get definitions() {
+      return latest.definitions
+    },
+    get unavailable() {
+      return latest.unavailable
+    },
+    get: (name) => latest.get(name),
+    lookup: (name) => Effect.suspend(() => latest.lookup(name)),
+    current: () => latest
+  }
+  return {
+    registry,
+    replace: (next) => {
+      latest = snapshot(next)
     }
   }
 }

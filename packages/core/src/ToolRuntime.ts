@@ -108,23 +108,41 @@ export const make = (options?: Options): Effect.Effect<
     const hooks = Option.getOrUndefined(yield* Effect.serviceOption(Hooks.Hooks))
     const maxInputChars = options?.maxInputChars ?? 1_000_000
     const cleanupMillis = Duration.toMillis(options?.cleanupTimeout ?? Duration.seconds(5))
-    const shapeEnv: Pipeline.ShapeEnv = {
-      redactor,
-      store,
-      previewChars: options?.previewChars ?? 2_000,
-      failureKeepChars: options?.failureKeepChars ?? 10_000,
-      defaultLimit: 30_000,
-      readToolName: registry.get(ArtifactStore.readToolName) === undefined ? undefined : ArtifactStore.readToolName
+    const schedulerOf = (tools: Registry.Service) => {
+      const shapeEnv: Pipeline.ShapeEnv = {
+        redactor,
+        store,
+        previewChars: options?.previewChars ?? 2_000,
+        failureKeepChars: options?.failureKeepChars ?? 10_000,
+        defaultLimit: 30_000,
+        readToolName: tools.get(ArtifactStore.readToolName) === undefined ? undefined : ArtifactStore.readToolName
+      }
+      const runner = CallRunner.make({ registry: tools, policy, redactor, hooks, shapeEnv, maxInputChars })
+      return TurnScheduler.make({ runner, registry: tools, redactor, cleanupMillis })
     }
-
-    const runner = CallRunner.make({ registry, policy, redactor, hooks, shapeEnv, maxInputChars })
-    const { plan, runTurn } = TurnScheduler.make({ runner, registry, redactor, cleanupMillis })
+    // A registry whose tools change is read once per turn (its `current`), so that no turn sees
+    // its tools change in its middle; each set of tools gets its scheduler once.
+    const fixed = registry.current === undefined ? schedulerOf(registry) : undefined
+    const schedulers = new WeakMap<Registry.Service, TurnScheduler.Scheduler>()
+    const scheduler = (): TurnScheduler.Scheduler => {
+      if (fixed !== undefined) return fixed
+      const tools = registry.current!()
+      let found = schedulers.get(tools)
+      if (found === undefined) {
+        found = schedulerOf(tools)
+        schedulers.set(tools, found)
+      }
+      return found
+    }
+    const runTurn: Service["runTurn"] = fixed !== undefined
+      ? fixed.runTurn
+      : (calls, turnOptions) => Effect.suspend(() => scheduler().runTurn(calls, turnOptions))
 
     return {
       registry,
       runTurn,
       runCall: (call, turnOptions) => Effect.map(runTurn([call], turnOptions), (results) => results[0]!),
-      plan,
+      plan: (calls, turnOptions) => scheduler().plan(calls, turnOptions),
       redact: (text) => redactor.redact(text).text,
       readArtifact: store.read
     } satisfies Service

@@ -28,7 +28,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js"
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -122,8 +122,16 @@ export interface Status {
 export interface Server {
   readonly name: string
   readonly config: McpConfig.Server
-  /** The tools the server listed when it started. */
+  /** The tools the server listed last: when it started, and again after each `tools/list_changed`. */
   readonly tools: ReadonlyArray<McpTool>
+  /**
+   * Calls `listener` each time the server's tools were listed again after
+   * it said they changed (`notifications/tools/list_changed`); returns the
+   * way to stop.
+   *
+   * @since 0.4.0
+   */
+  readonly onToolsChanged: (listener: () => void) => () => void
   readonly call: (
     tool: string,
     args: Record<string, unknown>,
@@ -323,6 +331,36 @@ export const connect = (
 
     let current: Connection | undefined
     let starts = 0
+    let tools: ReadonlyArray<McpTool> = []
+    const listeners = new Set<() => void>()
+    // One listing at a time, the last notice wins: a burst of notices lists the tools once or twice, not once each.
+    let relisting = false
+    let again = false
+    const relist = (client: Client): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (relisting) {
+          again = true
+          return Effect.void
+        }
+        relisting = true
+        again = false
+        return listTools(name, client, startupMillis).pipe(
+          Effect.matchEffect({
+            onFailure: (error) =>
+              Effect.logWarning(`its tools changed, but listing them again failed: ${error.message}`),
+            onSuccess: (listed) =>
+              Effect.sync(() => {
+                tools = listed
+                for (const listener of listeners) listener()
+              })
+          }),
+          Effect.annotateLogs({ mcpServer: name }),
+          Effect.ensuring(Effect.sync(() => {
+            relisting = false
+          })),
+          Effect.zipRight(Effect.suspend(() => again ? relist(client) : Effect.void))
+        )
+      })
     // Set when a call was abandoned: the server may be stuck, so it must
     // prove it is alive before it gets another call.
     let suspect = false
@@ -332,6 +370,9 @@ export const connect = (
       const { pid, transport } = makeTransport(config, onStderr)
       const client = new Client(clientInfo, { capabilities: McpElicitation.capabilities })
       McpElicitation.install(client, name, options?.elicit ?? McpElicitation.headless, runtime)
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        log(relist(client))
+      })
       const connection: Connection = { client, transport, pid, closed: false }
       client.onclose = () => {
         connection.closed = true
@@ -439,7 +480,7 @@ export const connect = (
         ))
 
     const first = yield* start
-    const tools = yield* listTools(name, first.client, startupMillis).pipe(
+    tools = yield* listTools(name, first.client, startupMillis).pipe(
       Effect.onError(() => close(first))
     )
     yield* Effect.addFinalizer(() => Effect.suspend(() => current === undefined ? Effect.void : close(current)))
@@ -447,7 +488,13 @@ export const connect = (
     return {
       name,
       config,
-      tools,
+      get tools() {
+        return tools
+      },
+      onToolsChanged: (listener) => {
+        listeners.add(listener)
+        return () => listeners.delete(listener)
+      },
       call,
       status: Effect.sync(() => ({
         starts,

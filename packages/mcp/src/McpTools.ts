@@ -240,7 +240,11 @@ export const tools = (options?: Options): Effect.Effect<ReadonlyArray<ImportedTo
   Effect.map(McpClient.McpClient, (client) => fromClient(client, options))
 
 /**
- * A registry of the given tools followed by every MCP tool.
+ * A registry of the given tools followed by every MCP tool. When a server
+ * says its tools changed (`tools/list_changed`), they are listed again and
+ * the registry takes them for the next turn: a turn under way keeps the
+ * tools it started with. A new list the registry cannot take (two tools of
+ * one name) leaves the tools as they were, with a warning in the log.
  *
  * @since 0.1.0
  * @category layers
@@ -249,12 +253,26 @@ export const layerRegistry = <const Tools extends ReadonlyArray<Tool.Any>>(
   own: Tools,
   options?: Options
 ): Layer.Layer<Registry.Registry, Registry.InvalidRegistry, McpClient.McpClient | Tool.Requirements<Tools[number]>> =>
-  Layer.effect(
+  Layer.scoped(
     Registry.Registry,
-    Effect.flatMap(
-      McpClient.McpClient,
-      (client) => Registry.make([...own, ...fromClient(client, options)], { unavailable: unavailable(client) })
-    )
+    Effect.gen(function*() {
+      const client = yield* McpClient.McpClient
+      const build = Effect.suspend(() =>
+        Registry.make([...own, ...fromClient(client, options)], { unavailable: unavailable(client) })
+      )
+      const { registry, replace } = Registry.changing(yield* build)
+      const run = Runtime.runFork(yield* Effect.runtime<Tool.Requirements<Tools[number]>>())
+      const rebuild = () =>
+        run(Effect.matchEffect(build, {
+          onFailure: (error) => Effect.logWarning(`the MCP tools changed, but were not taken: ${error.reason}`),
+          onSuccess: (next) => Effect.sync(() => replace(next))
+        }))
+      for (const server of client.servers) {
+        const stop = server.onToolsChanged(rebuild)
+        yield* Effect.addFinalizer(() => Effect.sync(stop))
+      }
+      return registry
+    })
   )
 
 /**
