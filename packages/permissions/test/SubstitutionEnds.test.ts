@@ -141,7 +141,27 @@ const pieces: ReadonlyArray<string> = [
   "echo $(cat <<'#'\nx\n#)$(M)",
   "cat <<<x >/dev/null\nM",
   // An escaped `;` before a `;`, which is no `;;`.
-  "echo \\;; M"
+  "echo \\;; M",
+  // A backslash-newline before a blank, which then separates words; tabs separate them too.
+  "true; \\\n case x in x) M;; esac",
+  "case\tx\tin x) M;; esac",
+  // Arithmetic over two lines, whose `<<` would otherwise start a here-document.
+  "((y = 1 << 2\n)) ; M",
+  "(( (1) << 2\n)) ; M",
+  ": $(( (1) << 2\n)) ; M",
+  // A `case` after a pipe and in a process substitution for output.
+  "echo a | case x in x) M;; esac",
+  "echo >(case x in x) M;; esac)",
+  // A here-document's delimiter is no command's name: the `esac` after it is one.
+  "case x in x) <<E esac;; esac\nx\nE\nM",
+  // Escaped backquotes inside backquotes; a `$` that ends a double-quoted string.
+  "echo `echo \\`echo x\\`` ; M",
+  "echo \"a$\" ; M",
+  // A `}` escaped or quoted inside `${…}` ends nothing.
+  "echo ${x:-\\})} ; M",
+  "echo ${x:-'}'} ; M",
+  "echo ${x:-\"}\"} ; M",
+  "echo ${x:-`echo }`} ; M"
 ]
 
 /** A body of one to four pieces, joined as bash joins statements, each marker made distinct. */
@@ -208,7 +228,13 @@ describe("the end of a `$(…)` the grammar leaves as text", () => {
   it("a body bash rejects leaves the scan unsure, and one the text ends inside has no end", () => {
     // Syntax errors: where bash would stop is not certain, so the rest of the text is read too
     // (unsure, or no end found at all).
-    const invalid = ["case x y) m1 a1;; esac", "echo a;; m1 a1", "case x in x) m1 a1", "case x in x) m1 a1;;"]
+    const invalid = [
+      "case x y) m1 a1;; esac",
+      "case x y in x) m1 a1;; esac",
+      "echo a;; m1 a1",
+      "case x in x) m1 a1",
+      "case x in x) m1 a1;;"
+    ]
     for (const b of invalid) {
       const found = EmbeddedScripts.substitutionEnd(`$(${b})]'`, 0)
       assert.isTrue(found.unsure || found.end === undefined, JSON.stringify(b))
@@ -273,7 +299,10 @@ describe("the end of a `$(…)` the grammar leaves as text", () => {
       // the closer in an argument: the operand's quotes are read more than one way.)
       const runsPast = (words: ReadonlyArray<string>) =>
         words[0]!.includes("]") || (/^m\d$/.test(words[0]!) && words.some((w) => w.includes("]")))
-      const past = pieces.filter((piece) => !unsure.has(piece)).flatMap((piece) => {
+      // (A `<<` in arithmetic makes the grammar's parse of the whole line fail, and the line is then
+      // also read word by word, what follows the end included: over-reading that is not the scan's.)
+      const wordByWord = (piece: string) => /\(\([^]*<</.test(piece)
+      const past = pieces.filter((piece) => !unsure.has(piece) && !wordByWord(piece)).flatMap((piece) => {
         const b = `${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`
         // In `let`'s operand: `declare`'s is also read in other ways, some of which run past on purpose.
         const line = contexts[1]!(b)
@@ -283,9 +312,6 @@ describe("the end of a `$(…)` the grammar leaves as text", () => {
       })
       assert.deepStrictEqual(past, [])
       // The same in an unquoted here-document, where what follows the end is the delimiter's line.
-      // (A `<<` in arithmetic there makes the grammar's parse of the whole line fail, and the line is
-      // then also read word by word, delimiter included: over-reading that is not the scan's.)
-      const wordByWord = (piece: string) => /\(\(.*<</.test(piece)
       const pastInHeredoc = pieces.filter((piece) => !unsure.has(piece) && !wordByWord(piece)).flatMap((piece) => {
         const line = contexts[3]!(`${piece.replace(/\bM\b/g, "m1 a1")}; m2 a2`)
         return analyse(line).readings.filter((words) => words.some((w) => w.includes("EOF_Z9"))).map((words) =>
