@@ -375,6 +375,8 @@ const bashVariants = (source: string): ReadonlyArray<string> => {
   // The grammar reads every `((` as arithmetic; bash only one whose parentheses close together.
   // `((a); (rm -rf /) )` is two groups in a group to bash, an expression the grammar gives no command.
   variants.add(source.replace(/\(\(/g, (open, at: number) => EmbeddedScripts.arithmeticAt(source, at) ? open : "( ("))
+  // Bash pairs backquotes before anything else; the grammar misreads one inside `${…}`.
+  if (/\$\{[^}]*`/.test(source)) variants.add(EmbeddedScripts.backquotesAsSubstitutions(source))
   // A rewrite that changed nothing is the line itself, already read.
   variants.delete(source)
   return [...variants]

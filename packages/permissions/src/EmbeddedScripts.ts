@@ -111,6 +111,39 @@ const backquoted = (text: string): ReadonlyArray<string> => {
 }
 
 /**
+ * The text with each backquoted part, paired as bash pairs them (an escaped
+ * backquote inside a part), written as `$(…)`. The grammar loses its way on
+ * a backquoted part inside `${…}` (in `${x:-`echo }`}` it ends the expansion
+ * at the `}` inside the backquotes) and misreads the rest of the line;
+ * the same line in this form it reads as bash does. Backquotes inside
+ * single quotes are rewritten too: a reading more, never one less.
+ */
+export const backquotesAsSubstitutions = (text: string): string => {
+  let out = ""
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === "\\") {
+      out += text.slice(i, i + 2)
+      i++
+    } else if (c !== "`") out += c
+    else {
+      let body = ""
+      let j = i + 1
+      for (; j < text.length && text[j] !== "`"; j++) {
+        if (text[j] === "\\" && j + 1 < text.length) {
+          const next = text[++j]!
+          body += /[$`\\]/.test(next) ? next : `\\${next}`
+        } else body += text[j]
+      }
+      // An unclosed part is left as it is: bash reads it as an error.
+      out += j < text.length ? `$(${body})` : text.slice(i)
+      i = j
+    }
+  }
+  return out
+}
+
+/**
  * Where the `$(…)` opening at `at` ends (the index just past its `)`, or
  * undefined when the text ends first), and whether the scan is unsure of it.
  *

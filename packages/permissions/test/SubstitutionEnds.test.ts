@@ -161,7 +161,9 @@ const pieces: ReadonlyArray<string> = [
   "echo ${x:-\\})} ; M",
   "echo ${x:-'}'} ; M",
   "echo ${x:-\"}\"} ; M",
-  "echo ${x:-`echo }`} ; M"
+  "echo ${x:-`echo }`} ; M",
+  // …whose backquotes the grammar pairs wrongly there: the line after it must still be read.
+  "echo ${x:-`echo }`} ; echo `M`"
 ]
 
 /** A body of one to four pieces, joined as bash joins statements, each marker made distinct. */
