@@ -96,18 +96,24 @@ export const backquoteScripts = (body: string): ReadonlyArray<string> => {
 const backquoted = (text: string): ReadonlyArray<string> => {
   const out: Array<string> = []
   for (let i = text.indexOf("`"); i >= 0 && out.length < 64; i = text.indexOf("`", i + 1)) {
-    let body = ""
-    let j = i + 1
-    for (; j < text.length && text[j] !== "`"; j++) {
-      if (text[j] === "\\" && j + 1 < text.length) {
-        const next = text[++j]!
-        body += /[$`\\]/.test(next) ? next : `\\${next}`
-      } else body += text[j]
-    }
-    out.push(body)
-    i = j
+    const part = backquotedAt(text, i)
+    out.push(part.body)
+    i = part.close
   }
   return out
+}
+
+/** The part whose opening backquote is at `at`: its body as bash reads it, and where its closing backquote is (the text's length when none). */
+const backquotedAt = (text: string, at: number): { readonly body: string; readonly close: number } => {
+  let body = ""
+  let j = at + 1
+  for (; j < text.length && text[j] !== "`"; j++) {
+    if (text[j] === "\\" && j + 1 < text.length) {
+      const next = text[++j]!
+      body += /[$`\\]/.test(next) ? next : `\\${next}`
+    } else body += text[j]
+  }
+  return { body, close: j }
 }
 
 /**
@@ -127,17 +133,10 @@ export const backquotesAsSubstitutions = (text: string): string => {
       i++
     } else if (c !== "`") out += c
     else {
-      let body = ""
-      let j = i + 1
-      for (; j < text.length && text[j] !== "`"; j++) {
-        if (text[j] === "\\" && j + 1 < text.length) {
-          const next = text[++j]!
-          body += /[$`\\]/.test(next) ? next : `\\${next}`
-        } else body += text[j]
-      }
+      const { body, close } = backquotedAt(text, i)
       // An unclosed part is left as it is: bash reads it as an error.
-      out += j < text.length ? `$(${body})` : text.slice(i)
-      i = j
+      out += close < text.length ? `$(${body})` : text.slice(i)
+      i = close
     }
   }
   return out
