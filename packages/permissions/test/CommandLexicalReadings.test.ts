@@ -38,6 +38,26 @@ describe("a region read lexically", () => {
       assert.deepStrictEqual(guessed.guesses, [["rm", "-rf", "/"]])
     }))
 
+  it("a stretch with redirections is also read without them: bash passes none to the command", () => {
+    // An operator alone takes the next word; the `&` of `2>&1`, `>&2`, `&>f` separates no command.
+    assert.deepInclude(lexical("git push >/dev/null 2>&1").all, ["git", "push"])
+    assert.deepInclude(lexical("git 2> err push > out").all, ["git", "push"])
+    assert.deepInclude(lexical("<in git &>>log push 2>&- >&2").all, ["git", "push"])
+    assert.notDeepInclude(lexical("git push 2>&1").all, ["1"])
+    assert.deepStrictEqual(lexical("a & b |& c").all, [["a"], ["b"], ["c"]])
+    // The words as written stay a reading too; a stretch of redirections alone adds no empty one.
+    assert.deepInclude(lexical("git push >/dev/null").all, ["git", "push", ">/dev/null"])
+    assert.notDeepInclude(lexical(">/dev/null").all, [])
+  })
+
+  it.effect("a deny rule naming a command exactly holds where the grammar fails and the command has redirections", () =>
+    Effect.gen(function*() {
+      const service = yield* CommandLine.make
+      // The grammar ends the here-document at `Ex )` (bash at `E`), fails on the rest and reads it lexically.
+      const analysis = service.analyse("cat <<E >/dev/null\nEx )\nE\ngit push >/dev/null 2>&1; echo `}`")
+      assert.deepInclude(analysis.readings, ["git", "push"])
+    }))
+
   it("a brace group written as words is a command once expanded, whatever the length of its parts", () => {
     const read = lexical("(x {rm,-rf,~/x}").all.map((words) => words.join(" "))
     assert.include(read, "rm -rf ~/x")
