@@ -212,6 +212,23 @@ const maxSimple = 10_000
 /** Scripts within scripts (`bash -c "eval '…'"`) are followed this deep. */
 const maxDepth = 6
 
+/**
+ * The source with each here-document body the grammar found written as a line break. Where bash ends a
+ * body later than the grammar, the text between is still read: more readings, never fewer.
+ */
+const withoutHeredocBodies = (root: BashSyntax.SyntaxNode, source: string): string => {
+  const bodies: Array<readonly [number, number]> = []
+  const stack = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === "heredoc_body") bodies.push([node.startIndex, node.endIndex])
+    else stack.push(...node.children)
+  }
+  let text = source
+  for (const [start, end] of bodies.sort(([a], [b]) => b - a)) text = `${text.slice(0, start)}\n${text.slice(end)}`
+  return text
+}
+
 const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: number): Analysis => {
   // The readings follow the scripts a line runs through this same analysis.
   const analyse = (script: string, inner: number) => analyseWith(parser, script, inner)
@@ -269,8 +286,14 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
       for (const at of [...breaks].sort((a, b) => b - a)) ended = `${ended.slice(0, at)};${ended.slice(at)}`
       splitAgain = ended
     }
-    if (root.hasError) doubts.push("it does not parse as bash")
-    else if (unsafe === undefined && !across) {
+    if (root.hasError) {
+      doubts.push("it does not parse as bash")
+      // The grammar's recovery from an error can pair what follows wrongly (a backquote with
+      // the wrong one), leaving commands bash runs outside every ERROR node: the whole line is
+      // read lexically too, which only adds readings (the line is never simple). Its
+      // here-document bodies are text, left out.
+      if (!across) CommandReadings.lexicalReadings(withoutHeredocBodies(root, source), readings)
+    } else if (unsafe === undefined && !across) {
       const plain = SimpleLine.plainCommands(root, source)
       if (typeof plain === "string") doubts.push(plain)
       else {

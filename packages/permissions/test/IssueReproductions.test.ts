@@ -115,6 +115,23 @@ describe("the issue's reproductions", () => {
       })
     }))
 
+  it.effect("a deny rule holds on a line the grammar fails on, wherever its recovery leaves the command", () =>
+    Effect.gen(function*() {
+      // The grammar ends the here-document at `Ex )` (bash ends it at `E`) and reads the rest word by
+      // word: `git push >/dev/null 2>&1` must still be read as `git push`, the words bash passes; and
+      // where its recovery pairs the backquotes wrongly, the command between them must still be read.
+      const lines = [
+        "cat <<E >/dev/null\nEx )\nE\ngit push >/dev/null 2>&1; echo `}`",
+        "cat <<E >/dev/null\nEx )\nE\n: >/dev/null 2>&1; echo `}`\necho `git push`"
+      ]
+      for (const mode of ["default", "dontAsk", "bypassPermissions"] as const satisfies ReadonlyArray<Mode.Mode>) {
+        const subject = yield* engineWith({ mode, deny: ["Bash(git push)"] }, () => Approver.deny("no"))
+        for (const line of lines) {
+          assert.strictEqual(yield* outcomeOf(subject, command(line)), "deny:rule", `${mode}: ${JSON.stringify(line)}`)
+        }
+      }
+    }))
+
   it.effect("path rules follow gitignore: bare patterns at any depth", () =>
     Effect.gen(function*() {
       const subject = yield* engineWith({
