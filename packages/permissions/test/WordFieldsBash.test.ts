@@ -13,6 +13,9 @@ import * as FastCheck from "effect/FastCheck"
 import * as CommandLine from "../src/CommandLine.js"
 import * as BashEval from "./BashEval.js"
 
+/** Runs of the law over several commands (bash runs 10 to 25 lines for each); `PROPERTY_RUNS=<n>` runs more. */
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 12)
+
 /** A separator no generated word holds, between the arguments bash logs. */
 const unit = "\u001f"
 
@@ -156,6 +159,7 @@ describe("a word's fields, as bash makes them", () => {
         const calls = callsOf(lines)
         lines.forEach((line, i) => assert.deepStrictEqual(missed(analyse, line, calls[i]!), [], JSON.stringify(line)))
       }),
-    { fastCheck: { numRuns: 12 }, timeout: 120_000 }
+    // CI samples 12 (a fresh seed each run); `pnpm bench:laws` runs 200.
+    { fastCheck: { numRuns: RUNS }, timeout: Math.max(120_000, RUNS * 5_000) }
   )
 })
