@@ -113,6 +113,16 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   timeoutFor(input: Input): number
   /** The JSON Schema of the parameters, as the model is shown it. */
   readonly inputSchema: JSONSchema.JsonSchema7
+  /**
+   * The JSON Schema of the encoded output, when the tool has a `success`
+   * schema (an MCP server offers it as the tool's `outputSchema`).
+   */
+  readonly outputSchema: JSONSchema.JsonSchema7 | undefined
+  /**
+   * Whether a JSON value is an output the `success` schema encodes to: a
+   * redacted output may no longer be one. `false` without a `success` schema.
+   */
+  isEncodedOutput(json: unknown): boolean
 }
 
 /**
@@ -268,6 +278,8 @@ export const make = <
   const requested = options.timeoutFor
   let inputSchema: JSONSchema.JsonSchema7 | undefined = options.inputSchema
   const success = options.success
+  let outputSchema: JSONSchema.JsonSchema7 | undefined
+  let isEncodedOutput: ((u: unknown) => boolean) | undefined
   return {
     name,
     description: options.description,
@@ -302,6 +314,20 @@ export const make = <
         inputSchema = schema
       }
       return inputSchema
+    },
+    get outputSchema() {
+      if (success === undefined) return undefined
+      if (outputSchema === undefined) {
+        const { $schema: _, ...schema } = JSONSchema.make(success)
+        outputSchema = schema
+      }
+      return outputSchema
+    },
+    isEncodedOutput(json: unknown) {
+      if (success === undefined) return false
+      // Refinements on the encoded side (a pattern) are part of the promise; excess keys break it.
+      isEncodedOutput ??= Schema.is(Schema.encodedBoundSchema(success), { onExcessProperty: "error" })
+      return isEncodedOutput(json)
     }
   } as Tool<Name, ParametersType<P>, Output, Failure, R | R2>
 }

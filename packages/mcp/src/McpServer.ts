@@ -45,6 +45,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import type { CallToolResult, ListToolsResult, LoggingLevel, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
 import type * as ClientRequests from "@tool-runtime/core/ClientRequests"
+import type * as Tool from "@tool-runtime/core/Tool"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Mcp from "@tool-runtime/providers/Mcp"
@@ -219,12 +220,19 @@ const running = new WeakMap<Server, number>()
  * @since 0.1.0
  * @category encoding
  */
-export const toCallToolResult = (result: ToolResult.ToolResult): CallToolResult =>
-  encodeLinked(result, McpResources.linkOf(result))
+export const toCallToolResult = (result: ToolResult.ToolResult, tool?: Tool.Any): CallToolResult =>
+  encodeLinked(result, McpResources.linkOf(result), tool)
 
-/** The encoding, given the result's resource link (computed once by the caller). */
-const encodeLinked = (result: ToolResult.ToolResult, link: ResourceLink | undefined): CallToolResult => {
-  const encoded = Mcp.encodeResult(result) as unknown as CallToolResult
+/**
+ * The encoding, given the result's resource link (computed once by the caller) and the tool, whose output
+ * schema a success must keep to (`Mcp.encodeResult`).
+ */
+const encodeLinked = (
+  result: ToolResult.ToolResult,
+  link: ResourceLink | undefined,
+  tool: Tool.Any | undefined
+): CallToolResult => {
+  const encoded = Mcp.encodeResult(result, { tool }) as unknown as CallToolResult
   // A stored output is offered as a resource too (see McpResources).
   return {
     ...encoded,
@@ -294,7 +302,8 @@ export const makeWithGate = (
       return {}
     })
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const readOnly = runtime.registry.get(request.params.name)?.tool.readOnly ?? true
+      const tool = runtime.registry.get(request.params.name)?.tool
+      const readOnly = tool?.readOnly ?? true
       const token = request.params._meta?.progressToken
       // The protocol wants `progress` to grow with every notification: a
       // handler's own count is used while it does, a report without one
@@ -362,7 +371,7 @@ export const makeWithGate = (
         )).pipe(
           Effect.map((result) => {
             const link = McpResources.linkOf(result)
-            const encoded = encodeLinked(result, link)
+            const encoded = encodeLinked(result, link, tool)
             if (link !== undefined) {
               linked.delete(link.uri)
               linked.set(link.uri, link)

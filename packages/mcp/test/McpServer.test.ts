@@ -65,6 +65,7 @@ describe("McpServer", () => {
           "record_note",
           "read_notes",
           "fetch_page",
+          "list_orders",
           // Registered by the runtime's layer: truncation markers point to it.
           "read_output"
         ])
@@ -94,6 +95,48 @@ describe("McpServer", () => {
         assert.include(text(result), "customer C-7: Ada Lovelace")
         assert.include(text(result), "[REDACTED:github-token]")
         assert.notInclude(text(result), "ghp_")
+      }))
+
+    it.effect("a tool with a success schema offers it as its output schema, and its results keep to it", () =>
+      Effect.gen(function*() {
+        const { client } = yield* SdkClient
+        const { tools } = yield* Effect.promise(() => client.listTools())
+        const byName = new Map(tools.map((tool) => [tool.name, tool]))
+        // The schema's identifier made a reference: an object is at the root, as the spec asks.
+        const output = byName.get("list_orders")!.outputSchema!
+        assert.strictEqual(output.type, "object")
+        assert.deepStrictEqual(output.required, ["orders", "contact"])
+        assert.isUndefined(output.$ref)
+        // None without a success schema, and none for an untrusted tool.
+        assert.isUndefined(byName.get("lookup_customer")!.outputSchema)
+        assert.isUndefined(byName.get("fetch_page")!.outputSchema)
+        // The SDK's client checks `structuredContent` against the schema (it throws otherwise).
+        const small = yield* callTool("list_orders", { count: 2 })
+        assert.notStrictEqual(small.isError, true)
+        assert.deepStrictEqual(small.structuredContent, {
+          orders: [{ id: "O-1", total: "10" }, { id: "O-2", total: "20" }],
+          contact: "desk"
+        })
+        assert.deepStrictEqual(JSON.parse(text(small)), small.structuredContent)
+      }))
+
+    it.effect("a result that cannot keep to its output schema is an error that says why, its text kept", () =>
+      Effect.gen(function*() {
+        // Over the tool's limit: cut, so no longer the value; the whole output is linked as a resource.
+        const cut = yield* callTool("list_orders", { count: 300 })
+        assert.isTrue(cut.isError)
+        assert.isUndefined(cut.structuredContent)
+        assert.include(text(cut), "\"O-1\"")
+        assert.include(text(cut), "over this tool's limit and was cut")
+        assert.isTrue(cut.content.some((block) => block.type === "resource_link"))
+        // A contact the redaction replaced no longer fits the pattern the schema promises.
+        const redacted = yield* callTool("list_orders", { count: 1, contact: "ada.lovelace@example.com" })
+        assert.isTrue(redacted.isError)
+        assert.notInclude(text(redacted), "ada.lovelace@example.com")
+        assert.include(text(redacted), "does not fit the output schema of list_orders")
+        // The same value unredacted fits, and is sent.
+        const plain = yield* callTool("list_orders", { count: 1, contact: "desk@frontdesk" })
+        assert.strictEqual((plain.structuredContent as { readonly contact: string }).contact, "desk@frontdesk")
       }))
 
     it.effect("a call past its time limit is an isError result, not a protocol error", () =>

@@ -101,7 +101,23 @@ export interface EncodeOptions {
    * `structuredContent` (the text stays, as the spec asks). Default `true`.
    */
   readonly structured?: boolean | undefined
+  /**
+   * The tool that gave the result. When it offers an {@link outputSchema},
+   * a success must carry `structuredContent` of that schema: one that cannot
+   * (its output was cut at the limit, or redaction changed a value the
+   * schema constrains) is sent as an error saying why, its text kept.
+   */
+  readonly tool?: Tool.Any | undefined
 }
+
+const unstructured = (result: ToolResult.ToolResult, tool: Tool.Any): string =>
+  result.meta.truncation !== undefined
+    ? `The call ran, but its output is over this tool's limit and was cut, so it cannot be sent as the structured content its output schema promises${
+      result.meta.artifact === undefined ? "" : ": the whole output is stored as a resource"
+    }. The text above is the start of it.`
+    : `The call ran, but its output${
+      result.meta.redactions > 0 ? ", with secrets or personal data redacted," : ""
+    } does not fit the output schema of ${tool.name}, so it cannot be sent as structured content. The text above is the output.`
 
 const structuredOf = (result: ToolResult.ToolResult): Record<string, unknown> | undefined => {
   const [only, ...rest] = result.content
@@ -121,10 +137,17 @@ const structuredOf = (result: ToolResult.ToolResult): Record<string, unknown> | 
  */
 export const encodeResult = (result: ToolResult.ToolResult, options?: EncodeOptions): McpWire.CallToolResult => {
   const structured = options?.structured === false ? undefined : structuredOf(result)
+  const content = result.content.map((block, i) =>
+    contentBlock(block, `tool-runtime:result/${encodeURIComponent(result.callId)}/${i}`)
+  )
+  const tool = options?.tool
+  if (!result.isError && tool !== undefined && outputSchema(tool) !== undefined) {
+    if (structured === undefined || !tool.isEncodedOutput(structured)) {
+      return { content: [...content, { type: "text", text: unstructured(result, tool) }], isError: true }
+    }
+  }
   return {
-    content: result.content.map((block, i) =>
-      contentBlock(block, `tool-runtime:result/${encodeURIComponent(result.callId)}/${i}`)
-    ),
+    content,
     ...(result.isError ? { isError: true } : {}),
     ...(structured === undefined ? {} : { structuredContent: structured })
   }
@@ -216,10 +239,34 @@ export const toolDefinitions = (
 ): Array<McpWire.Tool> =>
   source.definitions.map((definition) => {
     const entry = source.get(definition.name)
+    const output = entry === undefined ? undefined : outputSchema(entry.tool)
     return {
       name: definition.name,
       description: definition.description,
       inputSchema: { ...Wire.objectSchema(definition.inputSchema), type: "object" },
+      ...(output === undefined ? {} : { outputSchema: output }),
       ...(entry === undefined ? {} : { annotations: annotations(entry.tool) })
     }
   })
+
+/**
+ * The `outputSchema` of a tool: the JSON Schema of its encoded output, for
+ * a tool with a `success` schema whose output is a JSON object (all the
+ * revision in force allows as `structuredContent`). None for an untrusted
+ * tool: its output reaches the client marked, not as the value.
+ *
+ * @since 0.4.0
+ * @category definitions
+ */
+export const outputSchema = (tool: Tool.Any): McpWire.Tool["outputSchema"] => {
+  const schema = tool.untrusted ? undefined : tool.outputSchema as Record<string, unknown> | undefined
+  if (schema === undefined) return undefined
+  // A schema with an identifier is a reference into `$defs` (`{ $ref: "#/$defs/Row" }`); the
+  // spec asks for an object at the root, so the referenced one is put there, `$defs` kept.
+  const ref = typeof schema.$ref === "string" ? /^#\/\$defs\/([^/]+)$/.exec(schema.$ref) : null
+  const defs = schema.$defs as Record<string, Record<string, unknown>> | undefined
+  const root = ref === null
+    ? schema
+    : { ...defs?.[ref[1]!.replace(/~1/g, "/").replace(/~0/g, "~")], $defs: defs }
+  return root.type === "object" ? root as McpWire.Tool["outputSchema"] : undefined
+}

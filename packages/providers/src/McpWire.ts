@@ -146,5 +146,7 @@ export interface Tool {
   readonly name: string
   readonly description: string
   readonly inputSchema: InputSchema
+  /** The JSON Schema of the tool's `structuredContent`; its root is an object too. */
+  readonly outputSchema?: InputSchema
   readonly annotations?: ToolAnnotations
 }

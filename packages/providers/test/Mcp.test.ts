@@ -119,6 +119,64 @@ describe("Mcp", () => {
       })
     }))
 
+  it("an output schema: the success schema's encoded side, an object at the root, none where it cannot hold", () => {
+    const rows = Schema.Struct({ id: Schema.String, at: Schema.Date }).annotations({ identifier: "a/b~c" })
+    const make = (success: Schema.Schema<any, any>, untrusted = false) =>
+      Tool.make("t", { description: "t", parameters: {}, success, untrusted, handler: () => Effect.die("unused") })
+    // A reference into `$defs` (its name escaped) is put at the root; `$defs` stays for the others.
+    const output = Mcp.outputSchema(make(rows))!
+    assert.strictEqual(output.type, "object")
+    assert.deepStrictEqual(output.required, ["id", "at"])
+    assert.deepStrictEqual(output.properties, { id: { type: "string" }, at: { $ref: "#/$defs/Date" } })
+    assert.isDefined((output.$defs as Record<string, unknown>).Date)
+    // What the revision in force cannot send as structured content gets none: a value that is no
+    // object, and an untrusted tool's output (it is sent marked, not as the value).
+    assert.isUndefined(Mcp.outputSchema(make(Schema.Array(rows))))
+    assert.isUndefined(Mcp.outputSchema(make(Schema.String)))
+    assert.isUndefined(Mcp.outputSchema(make(rows, true)))
+    assert.isUndefined(
+      Mcp.outputSchema(Tool.make("u", { description: "u", parameters: {}, handler: () => Effect.void }))
+    )
+  })
+
+  it("a success of a tool with an output schema is sent as structured content only when it keeps to it", () => {
+    const tool = Tool.make("t", {
+      description: "t",
+      parameters: {},
+      success: Schema.Struct({ n: Schema.Number }),
+      handler: () => Effect.succeed({ n: 1 })
+    })
+    const result = (text: string, meta?: Partial<ToolResult.Meta>) =>
+      ToolResult.make({
+        callId: "c",
+        toolName: "t",
+        content: [ToolResult.textBlock(text)],
+        isError: false,
+        meta: { durationMillis: 1, redactions: 0, ...meta }
+      })
+    assert.deepStrictEqual(Mcp.encodeResult(result(`{"n":1}`), { tool }), {
+      content: [{ type: "text", text: `{"n":1}` }],
+      structuredContent: { n: 1 }
+    })
+    // A value the schema rejects (an excess key, a wrong type) is an error saying so, its text first.
+    for (const text of [`{"n":1,"m":2}`, `{"n":"[REDACTED:email]"}`, "not json"]) {
+      const sent = Mcp.encodeResult(result(text, { redactions: 1 }), { tool })
+      assert.isTrue(sent.isError, text)
+      assert.isUndefined(sent.structuredContent)
+      assert.deepStrictEqual(sent.content[0], { type: "text", text })
+      assert.include((sent.content[1] as { readonly text: string }).text, "with secrets or personal data redacted")
+    }
+    const cut = Mcp.encodeResult(
+      result(`{"n":1`, { truncation: { strategy: "head", originalLength: 9, shownLength: 6 }, artifact: "a" }),
+      { tool }
+    )
+    assert.isTrue(cut.isError)
+    assert.include((cut.content[1] as { readonly text: string }).text, "the whole output is stored as a resource")
+    // Without the tool, or for a failure, nothing changes.
+    assert.isUndefined(Mcp.encodeResult(result(`{"n":1,"m":2}`)).isError)
+    assert.deepStrictEqual(Mcp.encodeResult({ ...result("boom"), isError: true }, { tool }).content.length, 1)
+  })
+
   it("binary content: images and audio are blocks of their own, anything else an embedded resource", () => {
     const result: McpTypes.CallToolResult = Mcp.encodeResult(ToolResult.make({
       callId: "c/1",
