@@ -34,7 +34,6 @@
  * @since 0.1.0
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   CallToolRequestSchema,
@@ -60,6 +59,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Readable, Writable } from "node:stream"
 import * as McpResources from "./McpResources.js"
+import * as McpServerStdio from "./McpServerStdio.js"
 
 /**
  * The server could not be connected to its transport.
@@ -416,7 +416,10 @@ export const serve = (
  * @category serving
  */
 export const serveStdio = (
-  options?: Options & { readonly stdin?: Readable | undefined; readonly stdout?: Writable | undefined }
+  options?:
+    & Options
+    & McpServerStdio.Options
+    & { readonly stdin?: Readable | undefined; readonly stdout?: Writable | undefined }
 ): Effect.Effect<void, McpServerError, ToolRuntime.ToolRuntime> =>
   Effect.scoped(Effect.gen(function*() {
     const stdin = options?.stdin ?? process.stdin
@@ -426,7 +429,10 @@ export const serveStdio = (
     // process would outlive its client.
     stdin.once("end", finish)
     stdin.once("close", finish)
-    const server = yield* serve(new StdioServerTransport(stdin, options?.stdout ?? process.stdout), options)
+    const server = yield* serve(
+      new McpServerStdio.ServerTransport(stdin, options?.stdout ?? process.stdout, options),
+      options
+    )
     server.onclose = finish
     yield* Deferred.await(done)
     // Input ended, but the calls it sent are answered before the server

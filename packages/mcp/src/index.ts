@@ -17,6 +17,8 @@ export * as McpResources from "./McpResources.js"
 /** @since 0.1.0 */
 export * as McpServer from "./McpServer.js"
 /** @since 0.4.0 */
+export * as McpServerStdio from "./McpServerStdio.js"
+/** @since 0.4.0 */
 export * as McpStdio from "./McpStdio.js"
 /** @since 0.1.0 */
 export * as McpTools from "./McpTools.js"
