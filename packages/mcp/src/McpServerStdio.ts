@@ -19,6 +19,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import type { Readable, Writable } from "node:stream"
+import * as JsonLines from "./JsonLines.js"
 
 /**
  * @since 0.4.0
@@ -27,29 +28,6 @@ import type { Readable, Writable } from "node:stream"
 export interface Options {
   /** The longest message taken, in bytes. Default 64 MiB. */
   readonly maxMessageBytes?: number | undefined
-}
-
-type Id = string | number
-
-const isId = (id: unknown): id is Id => typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id))
-
-/** How much of an overlong line is kept to find its id in. */
-const edge = 4_096
-
-const idPattern = `(-?\\d{1,16}|"(?:[^"\\\\]|\\\\.){0,1000}")`
-const idAtStart = new RegExp(`^\\s*\\{\\s*(?:"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*)?"id"\\s*:\\s*${idPattern}`)
-// The last key of the message, closed by the message's own brace: a nested `"id"` is followed by two.
-const idAtEnd = new RegExp(`[{,]\\s*"id"\\s*:\\s*${idPattern}\\s*\\}\\s*$`)
-
-const idOf = (head: string, tail: string): Id | null => {
-  const found = idAtStart.exec(head) ?? idAtEnd.exec(tail)
-  if (found === null) return null
-  try {
-    const id: unknown = JSON.parse(found[1]!)
-    return isId(id) ? id : null
-  } catch {
-    return null
-  }
 }
 
 /**
@@ -63,11 +41,7 @@ export class ServerTransport implements Transport {
   onerror?: (error: Error) => void
   onmessage?: (message: JSONRPCMessage) => void
 
-  private readonly maxBytes: number
-  private chunks: Array<Buffer> = []
-  private held = 0
-  /** Set while the rest of an overlong line streams in: its first bytes, and its last ones so far. */
-  private overlong: { head: string; tail: Buffer } | undefined
+  private readonly lines: JsonLines.LineReader
   private started = false
 
   constructor(
@@ -75,48 +49,25 @@ export class ServerTransport implements Transport {
     private readonly output: Writable = process.stdout,
     options?: Options
   ) {
-    this.maxBytes = options?.maxMessageBytes ?? 64 * 1024 * 1024
+    this.lines = new JsonLines.LineReader(
+      options?.maxMessageBytes ?? JsonLines.defaultMaxBytes,
+      (line) => this.read(line),
+      (id) => {
+        this.reject(
+          id,
+          -32600,
+          `Invalid Request: the message is larger than this server takes (${this.lines.maxBytes} bytes).`
+        )
+        this.onerror?.(new Error(`a message over ${this.lines.maxBytes} bytes was skipped`))
+      }
+    )
   }
 
-  private readonly onData = (chunk: Buffer | string) => {
-    let rest = typeof chunk === "string" ? Buffer.from(chunk) : chunk
-    while (rest.length > 0) {
-      const newline = rest.indexOf(0x0a)
-      const piece = newline < 0 ? rest : rest.subarray(0, newline)
-      rest = newline < 0 ? Buffer.alloc(0) : rest.subarray(newline + 1)
-      if (this.overlong !== undefined) {
-        this.overlong.tail = Buffer.concat([this.overlong.tail, piece]).subarray(-edge)
-      } else if (this.held + piece.length > this.maxBytes) {
-        const head = Buffer.concat([...this.chunks, piece]).subarray(0, edge).toString("utf8")
-        this.overlong = { head, tail: Buffer.concat([...this.chunks, piece]).subarray(-edge) }
-        this.chunks = []
-        this.held = 0
-      } else {
-        this.chunks.push(piece)
-        this.held += piece.length
-      }
-      if (newline >= 0) this.endLine()
-    }
-  }
+  private readonly onData = (chunk: Buffer | string) => this.lines.push(chunk)
 
   private readonly onError = (error: Error) => this.onerror?.(error)
 
-  private endLine() {
-    if (this.overlong !== undefined) {
-      const { head, tail } = this.overlong
-      this.overlong = undefined
-      this.reject(
-        idOf(head, tail.toString("utf8")),
-        -32600,
-        `Invalid Request: the message is larger than this server takes (${this.maxBytes} bytes).`
-      )
-      this.onerror?.(new Error(`a message over ${this.maxBytes} bytes was skipped`))
-      return
-    }
-    const line = Buffer.concat(this.chunks).toString("utf8").replace(/\r$/, "")
-    this.chunks = []
-    this.held = 0
-    if (line.trim() === "") return
+  private read(line: string) {
     let raw: unknown
     try {
       raw = JSON.parse(line)
@@ -143,7 +94,7 @@ export class ServerTransport implements Transport {
     // A notification or a response that is wrong has no one to answer.
     if (!("id" in message) || "result" in message || "error" in message) return
     this.reject(
-      isId(message.id) ? message.id : null,
+      JsonLines.isId(message.id) ? message.id : null,
       -32600,
       typeof message.method === "string"
         ? "Invalid Request: its fields are not those of a JSON-RPC request (params must be an object)."
@@ -151,7 +102,7 @@ export class ServerTransport implements Transport {
     )
   }
 
-  private reject(id: Id | null, code: number, message: string) {
+  private reject(id: JsonLines.Id | null, code: number, message: string) {
     this.write(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } }))
   }
 
@@ -177,8 +128,7 @@ export class ServerTransport implements Transport {
     this.input.off("data", this.onData)
     this.input.off("error", this.onError)
     if (this.input.listenerCount("data") === 0) this.input.pause()
-    this.chunks = []
-    this.overlong = undefined
+    this.lines.clear()
     this.onclose?.()
   }
 }

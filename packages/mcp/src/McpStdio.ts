@@ -25,12 +25,14 @@
  * @since 0.4.0
  */
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import { PassThrough } from "node:stream"
+import * as JsonLines from "./JsonLines.js"
 
 /**
  * @since 0.4.0
@@ -44,6 +46,12 @@ export interface Options {
   readonly cwd?: string | undefined
   /** Between each step of the stop sequence. Default 2,000 ms. */
   readonly graceMillis?: number | undefined
+  /**
+   * The longest message taken from the server, in bytes. Default 64 MiB. A
+   * longer answer is skipped as it streams in, and the request it answers
+   * fails with an error that says so.
+   */
+  readonly maxMessageBytes?: number | undefined
 }
 
 interface Proc {
@@ -118,7 +126,7 @@ export class McpStdioTransport implements Transport {
   /** What the server writes to stderr, available before `start`. */
   readonly stderr = new PassThrough()
   private child: NodeChildProcess.ChildProcess | undefined
-  private readonly buffer = new ReadBuffer()
+  private readonly lines: JsonLines.LineReader
   /** Escapees found, by pid, with their start time. */
   private readonly escaped = new Map<number, string>()
   private leader = 0
@@ -126,7 +134,28 @@ export class McpStdioTransport implements Transport {
   private answered = false
   private stopping: Promise<void> | undefined
 
-  constructor(private readonly options: Options) {}
+  constructor(private readonly options: Options) {
+    this.lines = new JsonLines.LineReader(
+      options.maxMessageBytes ?? JsonLines.defaultMaxBytes,
+      (line) => {
+        let message: JSONRPCMessage
+        try {
+          message = JSONRPCMessageSchema.parse(JSON.parse(line))
+        } catch (error) {
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)))
+          return
+        }
+        this.onmessage?.(message)
+      },
+      (id) => {
+        const why =
+          `The server's message is larger than this client takes (${this.lines.maxBytes} bytes); it was skipped.`
+        this.onerror?.(new Error(why))
+        // The request it answered fails now, rather than at its time limit.
+        if (id !== null) this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: why } })
+      }
+    )
+  }
 
   /** The server's pid (its group's id), once started. */
   get pid(): number | undefined {
@@ -179,18 +208,7 @@ export class McpStdioTransport implements Transport {
           this.answered = true
           this.findEscapees()
         }
-        this.buffer.append(chunk)
-        for (;;) {
-          let message: JSONRPCMessage | null
-          try {
-            message = this.buffer.readMessage()
-          } catch (error) {
-            this.onerror?.(error as Error)
-            continue
-          }
-          if (message === null) break
-          this.onmessage?.(message)
-        }
+        this.lines.push(chunk)
       })
       child.stderr!.pipe(this.stderr)
     })
@@ -258,6 +276,6 @@ export class McpStdioTransport implements Transport {
       child.stderr?.destroy()
     }
     live.delete(this)
-    this.buffer.clear()
+    this.lines.clear()
   }
 }
