@@ -60,6 +60,19 @@ export type Outcome =
 
 const errorText = (error: ToolError.ToolError) => `${error.message}\n${error.hint}`
 
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
+/**
+ * The text with each lone surrogate (half of a pair, from a JSON `"\ud800"`
+ * or a string cut in the wrong place) replaced by U+FFFD, as a UTF-8
+ * encoder would: a provider's API may refuse a request that holds one, and
+ * the turn after this result would fail. One test when there is none.
+ */
+const wellFormed = (text: string): string => {
+  loneSurrogate.lastIndex = 0
+  return loneSurrogate.test(text) ? text.replace(loneSurrogate, "\uFFFD") : text
+}
+
 /** Images above this size go to the artifact store: providers reject larger ones. */
 const maxImageBytes = 5 * 1024 * 1024
 
@@ -240,7 +253,7 @@ export const shape = (
         : { ...result.right, text: `${outcome.note}\n\n${result.right.text}` }
     }
   }
-  const redaction = env.redactor.redact(serialized.text)
+  const redaction = env.redactor.redact(wellFormed(serialized.text))
   let count = redaction.count
   let text = redaction.text
   // A failure's detail comes from the tool as much as its output does.

@@ -97,6 +97,16 @@ describe("the shape stage", () => {
       assert.strictEqual(ToolResult.text(result), "note: read from cache\n\nbody")
     }))
 
+  it.effect("a lone surrogate becomes U+FFFD, in a success and a failure; a valid pair stays", () =>
+    Effect.gen(function*() {
+      const { store } = yield* recordingStore
+      const ok = yield* shape(env(store), tool(), success("a\ud800b \udfffc 😀 \ud83d"))
+      assert.strictEqual(ToolResult.text(ok), "a\ufffdb \ufffdc 😀 \ufffd")
+      const bad = yield* shape(env(store), tool(), failure(failed("x\udc00y")))
+      assert.include(ToolResult.text(bad), "x\ufffdy")
+      assert.notMatch(ToolResult.text(bad), /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/)
+    }))
+
   it.effect("a value that is not text is stable JSON; nothing at all says so in words", () =>
     Effect.gen(function*() {
       const { store } = yield* recordingStore

@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js"
+import * as StableJson from "@tool-runtime/core/StableJson"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 
 const approximateBytes = (base64: string) => Math.floor(base64.length * 0.75)
@@ -66,7 +67,13 @@ export const fromContentBlock = (block: ContentBlock): ToolResult.ContentBlock =
 export const fromCallToolResult = (result: CallToolResult): ToolResult.Content => {
   const blocks = (result.content ?? []).map(fromContentBlock)
   if (blocks.length === 0 && result.structuredContent !== undefined) {
-    blocks.push(ToolResult.textBlock(JSON.stringify(result.structuredContent, null, 2)))
+    // Any JSON the server sent, 100,000 levels deep included: past 256 levels a marker says what was left out
+    // (`JSON.stringify` would throw). What is kept is indented for the model, unless that deep: the indent
+    // alone would then be most of the text.
+    const encoded = StableJson.encode(result.structuredContent)
+    blocks.push(
+      ToolResult.textBlock(encoded.tooDeep ? encoded.text : JSON.stringify(JSON.parse(encoded.text), null, 2))
+    )
   }
   return ToolResult.content(blocks)
 }
