@@ -89,7 +89,9 @@ const check = (kind: typeof kinds[number]) =>
     if (result.error?.code === "tool_defect") wrong.push(`a defect: ${text.slice(0, 300)}`)
     if (wellFormed.has(kind) && result.isError) wrong.push(`failed: ${text.slice(0, 300)}`)
     if (!wellFormed.has(kind) && !result.isError) wrong.push(`succeeded: ${text.slice(0, 300)}`)
-    if (kind === "deepStructured" && !text.includes("nested deeper than 256 levels")) wrong.push("no marker of the depth")
+    if (kind === "deepStructured" && !text.includes("nested deeper than 256 levels")) {
+      wrong.push("no marker of the depth")
+    }
     const leak = windows.find((window) => text.includes(window))
     if (leak !== undefined) wrong.push(`shows ${leak}`)
     const found = hidden.exec(text)
