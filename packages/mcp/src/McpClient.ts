@@ -241,7 +241,8 @@ const makeTransport = (
       command: config.command,
       args: config.args,
       env: config.env,
-      cwd: config.cwd
+      cwd: config.cwd,
+      maxMessageBytes: config.maxMessageBytes
     })
     const lines = lineSplitter(onStderr)
     transport.stderr.on("data", (chunk: Buffer | string) => lines.push(chunk.toString()))

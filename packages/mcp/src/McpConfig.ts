@@ -60,6 +60,10 @@ export const StdioServer = Schema.Struct({
   args: Schema.optional(Schema.Array(Schema.String)),
   env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   cwd: Schema.optional(Schema.String),
+  maxMessageBytes: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.positive())).annotations({
+    description:
+      "The longest message taken from the server, in bytes. Default 64 MiB; a longer answer fails its call with an error that says so."
+  }),
   ...Common
 }).annotations({ identifier: "StdioServer" })
 

@@ -7,6 +7,7 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -37,6 +38,35 @@ describe("answers larger than the SDK reads", () => {
           McpTools.layerRuntime([]).pipe(
             Layer.provide(McpClient.layer(McpConfig.make({
               big: Servers.stdio(Servers.bigAnswerServer, [], { trusted: true, timeout: 60_000 })
+            })))
+          )
+        )
+      ),
+    120_000
+  )
+
+  it.live(
+    "a bound from the configuration: the call over it is a failure that says why, and the next call works",
+    () =>
+      Effect.gen(function*() {
+        const runtime = yield* ToolRuntime.ToolRuntime
+        const started = performance.now()
+        const over = yield* runtime.runCall({ id: "c1", name: "mcp__big__big", input: { bytes: 2_000_000 } })
+        assert.isTrue(over.isError)
+        assert.strictEqual(over.error?.code, "tool_failed")
+        assert.include(ToolResult.text(over), "larger than this client takes (1000000 bytes)")
+        assert.isBelow(performance.now() - started, 30_000)
+        const after = yield* runtime.runCall({ id: "c2", name: "mcp__big__echo", input: {} })
+        assert.isFalse(after.isError)
+      }).pipe(
+        Effect.provide(
+          McpTools.layerRuntime([]).pipe(
+            Layer.provide(McpClient.layer(McpConfig.make({
+              big: Servers.stdio(Servers.bigAnswerServer, [], {
+                trusted: true,
+                timeout: 60_000,
+                maxMessageBytes: 1_000_000
+              })
             })))
           )
         )
