@@ -66,12 +66,11 @@ const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\
  * The text with each lone surrogate (half of a pair, from a JSON `"\ud800"`
  * or a string cut in the wrong place) replaced by U+FFFD, as a UTF-8
  * encoder would: a provider's API may refuse a request that holds one, and
- * the turn after this result would fail. One test when there is none.
+ * the turn after this result would fail.
  */
-const wellFormed = (text: string): string => {
-  loneSurrogate.lastIndex = 0
-  return loneSurrogate.test(text) ? text.replace(loneSurrogate, "\uFFFD") : text
-}
+const wellFormed = (text: string): string =>
+  // Node 20 has the native check (ES2024), far cheaper than the pattern on the per-call path.
+  (text as unknown as { isWellFormed: () => boolean }).isWellFormed() ? text : text.replace(loneSurrogate, "\uFFFD")
 
 /** Images above this size go to the artifact store: providers reject larger ones. */
 const maxImageBytes = 5 * 1024 * 1024

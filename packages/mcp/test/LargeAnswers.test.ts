@@ -17,6 +17,14 @@ import * as McpStdio from "../src/McpStdio.js"
 import * as McpTools from "../src/McpTools.js"
 import * as Servers from "./fixtures/Servers.js"
 
+/** The runtime with the big-answer server's tools, its entry given `extra`. */
+const runtimeWith = (extra: Partial<McpConfig.StdioServer>) =>
+  McpTools.layerRuntime([]).pipe(
+    Layer.provide(McpClient.layer(McpConfig.make({
+      big: Servers.stdio(Servers.bigAnswerServer, [], { trusted: true, timeout: 60_000, ...extra })
+    })))
+  )
+
 afterAll(async () => {
   assert.deepStrictEqual(await Servers.survivors(), [])
 })
@@ -33,15 +41,7 @@ describe("answers larger than the SDK reads", () => {
         assert.strictEqual(result.meta.truncation!.originalLength, 12_000_000)
         const after = yield* runtime.runCall({ id: "c2", name: "mcp__big__echo", input: {} })
         assert.isFalse(after.isError)
-      }).pipe(
-        Effect.provide(
-          McpTools.layerRuntime([]).pipe(
-            Layer.provide(McpClient.layer(McpConfig.make({
-              big: Servers.stdio(Servers.bigAnswerServer, [], { trusted: true, timeout: 60_000 })
-            })))
-          )
-        )
-      ),
+      }).pipe(Effect.provide(runtimeWith({}))),
     120_000
   )
 
@@ -58,19 +58,7 @@ describe("answers larger than the SDK reads", () => {
         assert.isBelow(performance.now() - started, 30_000)
         const after = yield* runtime.runCall({ id: "c2", name: "mcp__big__echo", input: {} })
         assert.isFalse(after.isError)
-      }).pipe(
-        Effect.provide(
-          McpTools.layerRuntime([]).pipe(
-            Layer.provide(McpClient.layer(McpConfig.make({
-              big: Servers.stdio(Servers.bigAnswerServer, [], {
-                trusted: true,
-                timeout: 60_000,
-                maxMessageBytes: 1_000_000
-              })
-            })))
-          )
-        )
-      ),
+      }).pipe(Effect.provide(runtimeWith({ maxMessageBytes: 1_000_000 }))),
     120_000
   )
 
