@@ -24,6 +24,7 @@
  *
  * @since 0.1.0
  */
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
@@ -41,6 +42,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as McpConfig from "./McpConfig.js"
 import * as McpElicitation from "./McpElicitation.js"
+import * as McpOAuth from "./McpOAuth.js"
 import { McpStdioTransport } from "./McpStdio.js"
 
 /**
@@ -52,12 +54,12 @@ import { McpStdioTransport } from "./McpStdio.js"
  */
 export class McpClientError extends Schema.TaggedError<McpClientError>()("McpClientError", {
   server: Schema.String,
-  reason: Schema.Literal("start_failed", "closed", "timeout", "rejected"),
+  reason: Schema.Literal("start_failed", "closed", "timeout", "rejected", "unauthorized"),
   detail: Schema.String
 }) {
   /** A crashed server restarts and a timed-out one is checked on the next call: trying again can help. */
   get retryable(): boolean {
-    return this.reason !== "rejected"
+    return this.reason !== "rejected" && this.reason !== "unauthorized"
   }
   override get message() {
     switch (this.reason) {
@@ -69,6 +71,8 @@ export class McpClientError extends Schema.TaggedError<McpClientError>()("McpCli
         return `The MCP server "${this.server}" did not answer in time: ${this.detail}.`
       case "rejected":
         return `The MCP server "${this.server}" rejected the call: ${this.detail}`
+      case "unauthorized":
+        return `The MCP server "${this.server}" refused our client's authorization: ${this.detail}.`
     }
   }
 }
@@ -165,6 +169,15 @@ export interface Options {
    * {@link McpElicitation.headless}: declined, with the reason.
    */
   readonly elicit?: McpElicitation.Handler | undefined
+  /**
+   * How an HTTP server that answers 401 is authorized (OAuth 2.1): who
+   * shows the person the approval page, where tokens are kept, how long to
+   * wait. Default: the URL in the log, tokens in `McpOAuthStore.fileStore`,
+   * 2 minutes. A server's entry can say `"oauth": false`.
+   *
+   * @since 0.4.0
+   */
+  readonly oauth?: McpOAuth.Options | undefined
 }
 
 /**
@@ -232,7 +245,8 @@ export const lineSplitter = (onLine: (line: string) => void) => {
 
 const makeTransport = (
   config: McpConfig.Server,
-  onStderr: (line: string) => void
+  onStderr: (line: string) => void,
+  oauth: McpOAuth.Provider | undefined
 ): { readonly transport: Transport; readonly pid: () => number | undefined } => {
   if (McpConfig.isStdio(config)) {
     // Its stderr is piped, never inherited: a server's stderr must not reach
@@ -249,10 +263,10 @@ const makeTransport = (
     transport.stderr.on("end", lines.flush)
     return { transport, pid: () => transport.pid }
   }
-  const transport = new StreamableHTTPClientTransport(
-    new URL(config.url),
-    config.headers === undefined ? undefined : { requestInit: { headers: { ...config.headers } } }
-  )
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+    ...(config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } }),
+    ...(oauth === undefined ? {} : { fetch: McpOAuth.authorizedFetch(oauth) })
+  })
   return { transport, pid: () => undefined }
 }
 
@@ -279,7 +293,12 @@ const close = (connection: Connection, options?: { readonly force?: boolean }): 
 
 const maxListPages = 100
 
-const listTools = (name: string, client: Client, timeoutMillis: number) => {
+const listTools = (
+  name: string,
+  client: Client,
+  timeoutMillis: number,
+  describeError: (error: unknown) => string = describe
+) => {
   const page = (
     cursor: string | undefined,
     acc: ReadonlyArray<McpTool>,
@@ -292,7 +311,7 @@ const listTools = (name: string, client: Client, timeoutMillis: number) => {
         new McpClientError({
           server: name,
           reason: "start_failed",
-          detail: `listing its tools failed: ${describe(error)}`
+          detail: `listing its tools failed: ${describeError(error)}`
         })
     }).pipe(
       Effect.flatMap((result) => {
@@ -326,6 +345,13 @@ export const connect = (
     const pingMillis = Duration.toMillis(options?.pingTimeout ?? Duration.seconds(5))
     const clientInfo = options?.clientInfo ?? { name: "tool-runtime", version: "0.1.0" }
 
+    // One provider for the life of the server: its tokens outlive a restart.
+    const oauth = McpConfig.isStdio(config) ? undefined : McpOAuth.provider(name, config, options?.oauth, runtime)
+    const scrubbed = (error: unknown) => oauth === undefined ? describe(error) : oauth.scrub(describe(error))
+    // A person may have to approve before the handshake can finish.
+    const handshakeMillis = startupMillis +
+      (oauth === undefined ? 0 : Duration.toMillis(options?.oauth?.timeout ?? McpOAuth.defaultTimeout))
+
     const onStderr = (line: string) => {
       log(Effect.logWithLevel(level, line).pipe(Effect.annotateLogs({ mcpServer: name, stream: "stderr" })))
     }
@@ -345,7 +371,7 @@ export const connect = (
         }
         relisting = true
         again = false
-        return listTools(name, client, startupMillis).pipe(
+        return listTools(name, client, startupMillis, scrubbed).pipe(
           Effect.matchEffect({
             onFailure: (error) =>
               Effect.logWarning(`its tools changed, but listing them again failed: ${error.message}`),
@@ -368,7 +394,7 @@ export const connect = (
     const lock = yield* Effect.makeSemaphore(1)
 
     const start: Effect.Effect<Connection, McpClientError> = Effect.suspend(() => {
-      const { pid, transport } = makeTransport(config, onStderr)
+      const { pid, transport } = makeTransport(config, onStderr, oauth)
       const client = new Client(clientInfo, { capabilities: McpElicitation.capabilities })
       McpElicitation.install(client, name, options?.elicit ?? McpElicitation.headless, runtime)
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -379,28 +405,28 @@ export const connect = (
         connection.closed = true
       }
       client.onerror = (error) => {
-        log(Effect.logDebug(`transport error: ${describe(error)}`).pipe(Effect.annotateLogs({ mcpServer: name })))
+        log(Effect.logDebug(`transport error: ${scrubbed(error)}`).pipe(Effect.annotateLogs({ mcpServer: name })))
       }
       return Effect.tryPromise({
-        try: (signal) => client.connect(transport, { signal, timeout: startupMillis }),
+        try: (signal) => client.connect(transport, { signal, timeout: handshakeMillis }),
         catch: (error) =>
           new McpClientError({
             server: name,
-            reason: "start_failed",
+            reason: error instanceof UnauthorizedError ? "unauthorized" : "start_failed",
             detail: error instanceof McpError && error.code === ErrorCode.RequestTimeout
-              ? `no answer to the handshake within ${startupMillis} ms`
-              : describe(error)
+              ? `no answer to the handshake within ${handshakeMillis} ms`
+              : scrubbed(error)
           })
       }).pipe(
         // The SDK's own timeout covers the handshake; this one covers a
         // process that never even spawns.
         Effect.timeoutFail({
-          duration: startupMillis + 1_000,
+          duration: handshakeMillis + 1_000,
           onTimeout: () =>
             new McpClientError({
               server: name,
               reason: "start_failed",
-              detail: `no answer to the handshake within ${startupMillis} ms`
+              detail: `no answer to the handshake within ${handshakeMillis} ms`
             })
         }),
         Effect.onExit((exit) => Exit.isFailure(exit) ? close(connection, { force: true }) : Effect.void),
@@ -440,6 +466,9 @@ export const connect = (
     }))
 
     const classify = (connection: Connection, error: unknown): McpClientError => {
+      if (error instanceof UnauthorizedError) {
+        return new McpClientError({ server: name, reason: "unauthorized", detail: scrubbed(error) })
+      }
       if (error instanceof McpError) {
         if (error.code === ErrorCode.ConnectionClosed) {
           connection.closed = true
@@ -447,17 +476,17 @@ export const connect = (
         }
         if (error.code === ErrorCode.RequestTimeout) {
           suspect = true
-          return new McpClientError({ server: name, reason: "timeout", detail: describe(error) })
+          return new McpClientError({ server: name, reason: "timeout", detail: scrubbed(error) })
         }
-        return new McpClientError({ server: name, reason: "rejected", detail: describe(error) })
+        return new McpClientError({ server: name, reason: "rejected", detail: scrubbed(error) })
       }
       // "Not connected", a write to a closed pipe: the process is gone.
       // Anything else (a result the SDK could not parse) leaves it running.
       const gone = error instanceof Error &&
         (/not connected/i.test(error.message) || Predicate.hasProperty(error, "code") && error.code === "EPIPE")
-      if (!gone) return new McpClientError({ server: name, reason: "rejected", detail: describe(error) })
+      if (!gone) return new McpClientError({ server: name, reason: "rejected", detail: scrubbed(error) })
       connection.closed = true
-      return new McpClientError({ server: name, reason: "closed", detail: describe(error) })
+      return new McpClientError({ server: name, reason: "closed", detail: scrubbed(error) })
     }
 
     const call = (tool: string, args: Record<string, unknown>, callOptions?: CallOptions) =>
@@ -473,6 +502,9 @@ export const connect = (
             }) as Promise<CallToolResult>,
           catch: (error) => classify(connection, error)
         }).pipe(
+          Effect.map((result) =>
+            oauth === undefined ? result : McpOAuth.scrubDeep(result, (text) => oauth.scrub(text))
+          ),
           Effect.onInterrupt(() =>
             Effect.sync(() => {
               suspect = true
@@ -481,7 +513,7 @@ export const connect = (
         ))
 
     const first = yield* start
-    tools = yield* listTools(name, first.client, startupMillis).pipe(
+    tools = yield* listTools(name, first.client, startupMillis, scrubbed).pipe(
       Effect.onError(() => close(first))
     )
     yield* Effect.addFinalizer(() => Effect.suspend(() => current === undefined ? Effect.void : close(current)))

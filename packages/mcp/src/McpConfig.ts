@@ -11,7 +11,7 @@
  * }
  * ```
  *
- * Only `trusted`, `required` and the time limits are ours; keys other clients add are
+ * Only `trusted`, `required`, `oauth` and the limits are ours; keys other clients add are
  * ignored, so one file can serve them all. Trust is opt-in: a server not
  * marked `trusted` has its tool annotations ignored (every tool is a write
  * of high risk), because an annotation is a claim the server makes about
@@ -74,6 +74,62 @@ export const StdioServer = Schema.Struct({
 export type StdioServer = typeof StdioServer.Type
 
 /**
+ * How our client authorizes itself to a remote server (OAuth 2.1, as MCP's
+ * authorization spec asks). Secrets never appear in the file: a client
+ * secret or private key is named by the environment variable that holds it.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export const OAuth = Schema.Struct({
+  grant: Schema.optional(Schema.Literal("authorization_code", "client_credentials", "identity_assertion")).annotations({
+    description:
+      "authorization_code (default): a person approves in a browser; client_credentials: the client authenticates as itself, with no person; identity_assertion: the person's enterprise sign-in (an ID token) is exchanged at their identity provider for a grant the server's authorization server takes (SEP-990, cross-app access)."
+  }),
+  clientId: Schema.optional(Schema.NonEmptyString).annotations({
+    description: "A client registered beforehand with the authorization server. Default: registered dynamically."
+  }),
+  clientSecretEnv: Schema.optional(Schema.NonEmptyString).annotations({
+    description: "The environment variable holding the pre-registered client's secret."
+  }),
+  privateKeyEnv: Schema.optional(Schema.NonEmptyString).annotations({
+    description:
+      "The environment variable holding a PEM private key: the client authenticates with a signed JWT (private_key_jwt)."
+  }),
+  signingAlgorithm: Schema.optional(Schema.NonEmptyString).annotations({
+    description: "The private key's JWT algorithm. Default ES256."
+  }),
+  idTokenEnv: Schema.optional(Schema.NonEmptyString).annotations({
+    description:
+      "identity_assertion: the environment variable holding the person's ID token from the identity provider."
+  }),
+  idpTokenEndpoint: Schema.optional(Schema.String.pipe(Schema.filter((url) => URL.canParse(url) || "expected a URL")))
+    .annotations({ description: "identity_assertion: the identity provider's token endpoint." }),
+  idpClientId: Schema.optional(Schema.NonEmptyString).annotations({
+    description: "identity_assertion: this client's id at the identity provider."
+  }),
+  clientMetadataUrl: Schema.optional(
+    Schema.String.pipe(Schema.filter((url) => /^https:\/\/[^/]+\/.+/.test(url) || "expected an https URL with a path"))
+  ).annotations({
+    description:
+      "An https URL of this client's metadata document (CIMD), used as its client id where the authorization server takes one."
+  }),
+  scope: Schema.optional(Schema.String).annotations({
+    description: "The scope to ask for when neither the server's challenge nor its metadata names one."
+  }),
+  callbackPort: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.between(1, 65_535))).annotations({
+    description:
+      "The loopback port the browser is sent back to. Default: the one the client registered with, or any free port."
+  })
+}).annotations({ identifier: "McpOAuth" })
+
+/**
+ * @since 0.4.0
+ * @category models
+ */
+export type OAuth = typeof OAuth.Type
+
+/**
  * A server reached over MCP's streamable HTTP transport.
  *
  * @since 0.1.0
@@ -85,6 +141,10 @@ export const HttpServer = Schema.Struct({
     Schema.filter((url) => URL.canParse(url) || "expected an absolute URL, such as https://example.com/mcp")
   ),
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  oauth: Schema.optional(Schema.Union(Schema.Literal(false), OAuth)).annotations({
+    description:
+      "How to authorize when the server answers 401. Default: OAuth with a dynamically registered client; false: never."
+  }),
   ...Common
 }).annotations({ identifier: "HttpServer" })
 

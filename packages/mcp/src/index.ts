@@ -13,6 +13,10 @@ export * as McpHttpServer from "./McpHttpServer.js"
 /** @since 0.1.0 */
 export * as McpMapping from "./McpMapping.js"
 /** @since 0.4.0 */
+export * as McpOAuth from "./McpOAuth.js"
+/** @since 0.4.0 */
+export * as McpOAuthStore from "./McpOAuthStore.js"
+/** @since 0.4.0 */
 export * as McpResources from "./McpResources.js"
 /** @since 0.1.0 */
 export * as McpServer from "./McpServer.js"
