@@ -66,8 +66,35 @@ const serverFails: Record<string, string> = {
   "resources-unsubscribe": "as resources-subscribe"
 }
 
-/** Client scenarios run here (auth ones fail: OAuth is not built yet, so they are not run at all). */
-const clientScenarios = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+/** Client scenarios: every one the suite has, and every one passes. */
+const clientScenarios = [
+  "initialize",
+  "tools_call",
+  "elicitation-sep1034-client-defaults",
+  "sse-retry",
+  "auth/metadata-default",
+  "auth/metadata-var1",
+  "auth/metadata-var2",
+  "auth/metadata-var3",
+  "auth/basic-cimd",
+  "auth/scope-from-www-authenticate",
+  "auth/scope-from-scopes-supported",
+  "auth/scope-omitted-when-undefined",
+  "auth/scope-step-up",
+  "auth/scope-retry-limit",
+  "auth/token-endpoint-auth-basic",
+  "auth/token-endpoint-auth-post",
+  "auth/token-endpoint-auth-none",
+  "auth/pre-registration",
+  "auth/2025-03-26-oauth-metadata-backcompat",
+  "auth/2025-03-26-oauth-endpoint-fallback",
+  "auth/resource-mismatch",
+  "auth/offline-access-scope",
+  "auth/offline-access-not-supported",
+  "auth/client-credentials-jwt",
+  "auth/client-credentials-basic",
+  "auth/cross-app-access-complete-flow"
+]
 const stopwatchChecks = new Set(["client-sse-retry-timing"])
 
 interface Check {
@@ -170,9 +197,15 @@ describe("MCP conformance suite", { timeout: 15 * MINUTE }, () => {
     }
   })
 
-  it("our client: initialize, tools, elicitation defaults (SEP-1034) and SSE resumption pass", async () => {
+  it("our client: every scenario passes (initialize, tools, elicitation defaults, SSE resumption, and all of OAuth)", async () => {
     const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "conformance-client-"))
     try {
+      // A scenario the pinned suite has and this list lacks would go untested.
+      const listed = await runSuite(["list"], MINUTE)
+      const offered = [...listed.stdout.split("Client scenarios")[1]?.matchAll(/^\s+- ([\w/.-]+)/gm) ?? []].map((m) =>
+        m[1]
+      )
+      assert.sameMembers(offered, clientScenarios, "the client scenarios the suite offers")
       const command = `${process.execPath} ${tsx} --conditions=@tool-runtime/source ${conformance}/client.ts`
       for (const scenario of clientScenarios) {
         const result = await runSuite(["client", "--command", command, "--scenario", scenario, "-o", out], 3 * MINUTE)

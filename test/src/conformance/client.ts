@@ -8,14 +8,23 @@
  * server are accepted with an empty form, so the schema's defaults are what
  * the answer holds (SEP-1034).
  *
+ * Auth scenarios: the suite's authorization server approves without a
+ * person, so `McpOAuth.followRedirects` plays the browser; tokens are kept
+ * in memory. The client credentials the suite hands out for a scenario
+ * (`MCP_CONFORMANCE_CONTEXT`) are passed as `Redacted` credentials, with the
+ * matching configuration: pre-registered, or the client-credentials grant.
+ *
  * Prints one line per call (tool, isError, code) for the test to read.
  */
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as McpClient from "@tool-runtime/mcp/McpClient"
 import * as McpConfig from "@tool-runtime/mcp/McpConfig"
+import * as McpOAuth from "@tool-runtime/mcp/McpOAuth"
+import * as McpOAuthStore from "@tool-runtime/mcp/McpOAuthStore"
 import * as McpTools from "@tool-runtime/mcp/McpTools"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 
 const url = process.argv.at(-1)!
 
@@ -36,13 +45,51 @@ const program = Effect.gen(function*() {
   }
 })
 
-const config = McpConfig.make({ suite: { url, trusted: true, required: true } })
+interface Context {
+  readonly client_id?: string
+  readonly client_secret?: string
+  readonly private_key_pem?: string
+  readonly signing_algorithm?: string
+  readonly idp_client_id?: string
+  readonly idp_id_token?: string
+  readonly idp_token_endpoint?: string
+}
+const context: Context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}")
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ""
+
+const oauth: McpConfig.OAuth = {
+  ...(scenario.startsWith("auth/client-credentials") ? { grant: "client_credentials" as const } : {}),
+  ...(context.idp_token_endpoint === undefined ? {} : {
+    grant: "identity_assertion" as const,
+    idpTokenEndpoint: context.idp_token_endpoint,
+    ...(context.idp_client_id === undefined ? {} : { idpClientId: context.idp_client_id })
+  }),
+  ...(context.client_id === undefined ? {} : { clientId: context.client_id }),
+  ...(context.signing_algorithm === undefined ? {} : { signingAlgorithm: context.signing_algorithm }),
+  // Taken where the authorization server accepts a metadata document as client id (CIMD).
+  clientMetadataUrl: "https://conformance-test.local/client-metadata.json"
+}
+const credentials: McpOAuth.Credentials = {
+  ...(context.client_secret === undefined ? {} : { clientSecret: Redacted.make(context.client_secret) }),
+  ...(context.private_key_pem === undefined ? {} : { privateKey: Redacted.make(context.private_key_pem) }),
+  ...(context.idp_id_token === undefined ? {} : { idToken: Redacted.make(context.idp_id_token) })
+}
+
+const config = McpConfig.make({ suite: { url, trusted: true, required: true, oauth } })
 await Effect.runPromise(
   program.pipe(
     Effect.provide(
       McpTools.layerRuntime([]).pipe(
         Layer.provide(
-          McpClient.layer(config, { elicit: () => Effect.succeed({ action: "accept", content: {} }) })
+          McpClient.layer(config, {
+            elicit: () => Effect.succeed({ action: "accept", content: {} }),
+            oauth: {
+              authorize: McpOAuth.followRedirects,
+              store: McpOAuthStore.memoryStore(),
+              timeout: "20 seconds",
+              credentials: { suite: credentials }
+            }
+          })
         )
       )
     )
