@@ -46,6 +46,11 @@ const serverPasses = [
   "server-sse-multiple-streams",
   "elicitation-sep1330-enums",
   "resources-list",
+  "resources-read-text",
+  "resources-read-binary",
+  "resources-templates-read",
+  "resources-subscribe",
+  "resources-unsubscribe",
   "dns-rebinding-protection"
 ]
 
@@ -56,14 +61,7 @@ const serverFails: Record<string, string> = {
   "prompts-get-simple": "prompts are out of scope (README)",
   "prompts-get-with-args": "prompts are out of scope (README)",
   "prompts-get-embedded-resource": "prompts are out of scope (README)",
-  "prompts-get-with-image": "prompts are out of scope (README)",
-  "resources-read-text":
-    "our resources are the stored outputs a session's results linked; the suite reads fixed test:// resources",
-  "resources-read-binary": "as resources-read-text",
-  "resources-templates-read":
-    "no resource templates: a stored output is read only through a link its session was given",
-  "resources-subscribe": "stored outputs never change, so there is nothing to subscribe to",
-  "resources-unsubscribe": "as resources-subscribe"
+  "prompts-get-with-image": "prompts are out of scope (README)"
 }
 
 /** Client scenarios: every one the suite has, and every one passes. */

@@ -11,7 +11,13 @@
  *
  * A session reads only the outputs linked in its own results: another
  * client's, or a guessed id, is "not found", whatever the store holds.
- * `resources/list` gives this session's links, newest last.
+ * `resources/list` gives the server's own resources (`McpResource`), then
+ * this session's links, newest last.
+ *
+ * A client may subscribe to any resource it can read; only one of the
+ * server's own with `changes` ever changes (stored outputs never do), and
+ * each change is sent to the sessions subscribed to it until they
+ * unsubscribe or close.
  *
  * @since 0.4.0
  */
@@ -21,14 +27,19 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   McpError,
-  ReadResourceRequestSchema
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
 import type * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Runtime from "effect/Runtime"
+import * as Stream from "effect/Stream"
+import * as McpResource from "./McpResource.js"
 
 /**
  * The largest page `resources/read` returns, in characters.
@@ -93,9 +104,30 @@ const parse = (uri: string): Either.Either<Page, string> => {
   return Either.right({ location: location.right, offset, length: Math.min(length, maxPage) })
 }
 
+const notFound = (uri: string) => new McpError(-32002, "Resource not found", { uri })
+
+const described = (definition: McpResource.Definition) => ({
+  name: definition.name,
+  mimeType: definition.mimeType,
+  ...(definition.title === undefined ? {} : { title: definition.title }),
+  ...(definition.description === undefined ? {} : { description: definition.description })
+})
+
+/** The protocol's contents of one read: text redacted, bytes in base64. */
+const contentsOf = (
+  uri: string,
+  mimeType: string,
+  contents: McpResource.Contents,
+  runtime: ToolRuntime.Service
+) =>
+  "text" in contents
+    ? { uri, mimeType, text: runtime.redact(contents.text) }
+    : { uri, mimeType, blob: Buffer.from(contents.bytes).toString("base64") }
+
 /**
- * Serves the outputs linked in this server's results; `linked` is filled
- * by the `tools/call` handler as it answers.
+ * Serves the server's own resources and the outputs linked in this
+ * session's results; `linked` is filled by the `tools/call` handler as it
+ * answers. Returns what stops this session's subscriptions.
  *
  * @since 0.4.0
  * @category serving
@@ -104,27 +136,93 @@ export const install = (
   server: Server,
   runtime: ToolRuntime.Service,
   linked: Map<string, ResourceLink>,
-  run: Runtime.Runtime<never>
-): void => {
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...linked.values()] }))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: [{
-      uriTemplate: `${prefix}{location}{?offset,length}`,
-      name: "stored output",
-      mimeType: "text/plain",
-      description: "A page of a tool output too long for its result; the link in that result names it."
-    }]
+  run: Runtime.Runtime<never>,
+  own: ReadonlyArray<McpResource.Definition> = []
+): { readonly close: () => void } => {
+  const fixed = new Map<string, McpResource.Resource>()
+  const templates: Array<McpResource.Template> = []
+  for (const definition of own) {
+    if (definition._tag === "Resource") fixed.set(definition.uri, definition)
+    else templates.push(definition)
+  }
+  const readOwn = async (uri: string) => {
+    const resource = fixed.get(uri)
+    const template = resource === undefined
+      ? templates.map((candidate) => ({ candidate, params: McpResource.match(candidate.uriTemplate, uri) }))
+        .find(({ params }) => params !== undefined)
+      : undefined
+    if (resource === undefined && template === undefined) return undefined
+    const mimeType = resource?.mimeType ?? template!.candidate.mimeType
+    const read = resource?.read ?? template!.candidate.read(template!.params!, uri)
+    const result = await Runtime.runPromise(run)(Effect.either(read))
+    if (Either.isLeft(result)) {
+      if (result.left.reason === "not_found") throw notFound(uri)
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Resource ${uri} could not be read: ${runtime.redact(result.left.detail)}`
+      )
+    }
+    return { contents: [contentsOf(uri, mimeType, result.right, runtime)] }
+  }
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      ...[...fixed.values()].map((resource) => ({ uri: resource.uri, ...described(resource) })),
+      ...linked.values()
+    ]
   }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      ...templates.map((template) => ({ uriTemplate: template.uriTemplate, ...described(template) })),
+      {
+        uriTemplate: `${prefix}{location}{?offset,length}`,
+        name: "stored output",
+        mimeType: "text/plain",
+        description: "A page of a tool output too long for its result; the link in that result names it."
+      }
+    ]
+  }))
+
+  // One fiber per subscribed resource that can change, for this session.
+  const subscriptions = new Map<string, Fiber.RuntimeFiber<void> | undefined>()
+  const readable = (uri: string) =>
+    fixed.has(uri) || templates.some((template) => McpResource.match(template.uriTemplate, uri) !== undefined) ||
+    Either.isRight(parse(uri)) && linked.has(uriOf(Either.getOrThrow(parse(uri)).location))
+  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    const uri = request.params.uri
+    if (!readable(uri)) throw notFound(uri)
+    if (subscriptions.has(uri)) return {}
+    const changes = fixed.get(uri)?.changes
+    subscriptions.set(
+      uri,
+      changes === undefined ? undefined : Runtime.runFork(run)(
+        Stream.runForEach(
+          changes,
+          () => Effect.promise(() => server.sendResourceUpdated({ uri }).catch(() => undefined))
+        )
+      )
+    )
+    return {}
+  })
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    const fiber = subscriptions.get(request.params.uri)
+    subscriptions.delete(request.params.uri)
+    if (fiber !== undefined) Runtime.runFork(run)(Fiber.interrupt(fiber))
+    return {}
+  })
+
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const mine = await readOwn(request.params.uri)
+    if (mine !== undefined) return mine
+    // A URI of nobody's: not found, as the protocol says; a malformed one of ours: bad parameters.
+    if (!request.params.uri.startsWith(prefix)) throw notFound(request.params.uri)
     const page = parse(request.params.uri)
     if (Either.isLeft(page)) throw new McpError(ErrorCode.InvalidParams, `Resource ${request.params.uri}: ${page.left}`)
     const { length, location, offset } = page.right
-    if (!linked.has(uriOf(location))) {
-      // The MCP error for a resource that does not exist.
-      throw new McpError(-32002, "Resource not found", { uri: request.params.uri })
-    }
+    // The MCP error for a resource that does not exist.
+    if (!linked.has(uriOf(location))) throw notFound(request.params.uri)
     const slice = await Runtime.runPromise(run)(Effect.either(runtime.readArtifact(location, offset, length)))
-    if (Either.isLeft(slice)) throw new McpError(-32002, "Resource not found", { uri: request.params.uri })
+    if (Either.isLeft(slice)) throw notFound(request.params.uri)
     const { offset: start, text, totalLength } = slice.right
     const end = start + slice.right.length
     return {
@@ -140,4 +238,10 @@ export const install = (
       }]
     }
   })
+  return {
+    close: () => {
+      for (const fiber of subscriptions.values()) if (fiber !== undefined) Runtime.runFork(run)(Fiber.interrupt(fiber))
+      subscriptions.clear()
+    }
+  }
 }

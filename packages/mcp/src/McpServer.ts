@@ -58,6 +58,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { Readable, Writable } from "node:stream"
+import type * as McpResource from "./McpResource.js"
 import * as McpResources from "./McpResources.js"
 import * as McpServerStdio from "./McpServerStdio.js"
 
@@ -85,6 +86,12 @@ export interface Options {
   readonly version?: string | undefined
   /** Shown to the client's model, if the client passes it on. */
   readonly instructions?: string | undefined
+  /**
+   * Resources of your own, served next to the tools' stored outputs.
+   *
+   * @since 0.4.0
+   */
+  readonly resources?: ReadonlyArray<McpResource.Definition> | undefined
 }
 
 const cancelled = (signal: AbortSignal): Effect.Effect<string> =>
@@ -284,7 +291,7 @@ export const makeWithGate = (
     const server = new Server(
       { name: options?.name ?? "tool-runtime", version: options?.version ?? "0.1.0" },
       {
-        capabilities: { tools: {}, logging: {}, resources: {} },
+        capabilities: { tools: {}, logging: {}, resources: { subscribe: true } },
         ...(options?.instructions === undefined ? {} : { instructions: options.instructions })
       }
     )
@@ -294,7 +301,7 @@ export const makeWithGate = (
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
     // The outputs this session's results linked to, the only ones it may read.
     const linked = new Map<string, ResourceLink>()
-    McpResources.install(server, runtime, linked, effectRuntime)
+    const resources = McpResources.install(server, runtime, linked, effectRuntime, options?.resources)
     // Until the client chooses, what an operator would want to see: info and above.
     let minimum: LoggingLevel = "info"
     server.setRequestHandler(SetLevelRequestSchema, (request) => {
@@ -385,6 +392,8 @@ export const makeWithGate = (
         )
       )
     })
+    // A subscription lives as long as its session.
+    server.onclose = resources.close
     return server
   })
 
@@ -433,7 +442,11 @@ export const serveStdio = (
       new McpServerStdio.ServerTransport(stdin, options?.stdout ?? process.stdout, options),
       options
     )
-    server.onclose = finish
+    const closed = server.onclose
+    server.onclose = () => {
+      closed?.()
+      finish()
+    }
     yield* Deferred.await(done)
     // Input ended, but the calls it sent are answered before the server
     // closes; each of them ends within its tool's own time limit.

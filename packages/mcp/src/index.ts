@@ -17,6 +17,8 @@ export * as McpOAuth from "./McpOAuth.js"
 /** @since 0.4.0 */
 export * as McpOAuthStore from "./McpOAuthStore.js"
 /** @since 0.4.0 */
+export * as McpResource from "./McpResource.js"
+/** @since 0.4.0 */
 export * as McpResources from "./McpResources.js"
 /** @since 0.1.0 */
 export * as McpServer from "./McpServer.js"

@@ -7,11 +7,17 @@
  * Audio and other binary content are the runtime's binary block
  * (`ToolResult.binary`): the MCP codec sends audio as `audio` and anything
  * it has no block for (here an octet stream) as an embedded resource.
+ *
+ * The resources the suite reads are exported as `resources`, as a user's
+ * module would export its own: a text, a PNG, a template, and a document
+ * that changes (every 5 seconds here), which clients may subscribe to.
  */
 import * as Tool from "@tool-runtime/core/Tool"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as McpResource from "@tool-runtime/mcp/McpResource"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 
 /** A 1×1 red PNG. */
 const redPixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -211,5 +217,27 @@ export const tools = [
         }),
         (answer) => `Elicitation completed: ${describeAnswer(answer)}`
       )
+  })
+]
+
+export const resources = [
+  McpResource.make("test://static-text", {
+    name: "static text",
+    read: { text: "This is the content of the static text resource." }
+  }),
+  McpResource.make("test://static-binary", {
+    name: "static binary",
+    mimeType: "image/png",
+    read: { bytes: Buffer.from(redPixel, "base64") }
+  }),
+  McpResource.template("test://template/{id}/data", {
+    name: "data by id",
+    mimeType: "application/json",
+    read: ({ id }) => Effect.succeed({ text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) })
+  }),
+  McpResource.make("test://watched-resource", {
+    name: "watched",
+    read: Effect.succeed({ text: "a document that changes" }),
+    changes: Stream.tick("5 seconds").pipe(Stream.drop(1))
   })
 ]

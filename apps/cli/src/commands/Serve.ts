@@ -2,7 +2,8 @@
  * The `serve` command: a registry offered to other agents as an MCP server,
  * so the MCP Inspector, an IDE or another agent can be pointed at it in one
  * line. By default the support-desk tools of the demo; with `--tools`, the
- * tools a module of the user's exports.
+ * tools a module of the user's exports, and the resources it exports as
+ * `resources` (`McpResource` definitions), if any.
  *
  * On stdio (the default) stdout belongs to the protocol: every log line
  * goes to stderr. With `--http` the server listens on the loopback
@@ -17,6 +18,7 @@ import * as Options from "@effect/cli/Options"
 import type * as Tool from "@tool-runtime/core/Tool"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as McpHttpServer from "@tool-runtime/mcp/McpHttpServer"
+import type * as McpResource from "@tool-runtime/mcp/McpResource"
 import * as McpServer from "@tool-runtime/mcp/McpServer"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -48,9 +50,15 @@ const looksLikeTool = (value: unknown): value is Tool.Any =>
   Predicate.isRecord(value) && typeof value.name === "string" && Schema.isSchema(value.parameters) &&
   typeof value.handler === "function" && typeof value.decode === "function"
 
+/** What `McpResource.make` and `McpResource.template` return, checked by shape. */
+const looksLikeResource = (value: unknown): value is McpResource.Definition =>
+  Predicate.isRecord(value) && typeof value.name === "string" && typeof value.mimeType === "string" &&
+  (value._tag === "Resource" && typeof value.uri === "string" && Effect.isEffect(value.read) ||
+    value._tag === "Template" && typeof value.uriTemplate === "string" && typeof value.read === "function")
+
 /**
  * The tools a user's module exports, as `tools` or as its default export:
- * an array of tools that need no service of their own.
+ * an array of tools that need no service of their own; and its `resources`.
  */
 const moduleTools = (path: string) =>
   Effect.gen(function*() {
@@ -68,17 +76,29 @@ const moduleTools = (path: string) =>
         message: `--tools ${path}: the module must export \`tools\` (or a default export), an array of Tool.make tools`
       })
     }
-    return exported as ReadonlyArray<Tool.Any>
+    const resources = module.resources ?? []
+    if (!Array.isArray(resources) || !resources.every(looksLikeResource)) {
+      return yield* new CliError.CliError({
+        message: `--tools ${path}: \`resources\`, when exported, must be an array of McpResource definitions`
+      })
+    }
+    return { tools: exported as ReadonlyArray<Tool.Any>, resources: resources as ReadonlyArray<McpResource.Definition> }
   })
 
-const runtimeOf = (flags: Flags): Effect.Effect<Layer.Layer<ToolRuntime.ToolRuntime>, CliError.CliError> =>
+const runtimeOf = (flags: Flags): Effect.Effect<
+  { readonly runtime: Layer.Layer<ToolRuntime.ToolRuntime>; readonly resources: ReadonlyArray<McpResource.Definition> },
+  CliError.CliError
+> =>
   Option.match(flags.tools, {
-    onNone: () => Effect.succeed(SupportDesk.layerRuntime),
+    onNone: () => Effect.succeed({ runtime: SupportDesk.layerRuntime, resources: [] }),
     onSome: (path) =>
       Effect.map(
         moduleTools(path),
-        (tools) =>
-          ToolRuntime.layerDefault(tools as ReadonlyArray<Tool.Tool<string, unknown, unknown, unknown, never>>).pipe(
+        ({ resources, tools }) => ({
+          resources,
+          runtime: ToolRuntime.layerDefault(
+            tools as ReadonlyArray<Tool.Tool<string, unknown, unknown, unknown, never>>
+          ).pipe(
             Layer.catchAll((error) =>
               Layer.fail(
                 new CliError.CliError({
@@ -87,8 +107,15 @@ const runtimeOf = (flags: Flags): Effect.Effect<Layer.Layer<ToolRuntime.ToolRunt
               )
             )
           )
+        })
       )
-  }) as Effect.Effect<Layer.Layer<ToolRuntime.ToolRuntime>, CliError.CliError>
+  }) as Effect.Effect<
+    {
+      readonly runtime: Layer.Layer<ToolRuntime.ToolRuntime>
+      readonly resources: ReadonlyArray<McpResource.Definition>
+    },
+    CliError.CliError
+  >
 
 const tokenOf = (flags: Flags) =>
   Option.match(flags.tokenEnv, {
@@ -109,19 +136,19 @@ const tokenOf = (flags: Flags) =>
  */
 export const run = (flags: Flags) =>
   Effect.gen(function*() {
-    const runtime = yield* runtimeOf(flags)
+    const { resources, runtime } = yield* runtimeOf(flags)
     if (!flags.http) {
       if (Option.isSome(flags.tokenEnv)) {
         return yield* new CliError.CliError({ message: "--token-env is for --http: a stdio server has one client" })
       }
-      return yield* McpServer.serveStdio(info).pipe(
+      return yield* McpServer.serveStdio({ ...info, resources }).pipe(
         Effect.mapError((error) => new CliError.CliError({ message: error.message })),
         Effect.provide(runtime)
       )
     }
     const token = yield* tokenOf(flags)
     return yield* Effect.scoped(Effect.gen(function*() {
-      const { url } = yield* McpHttpServer.serve({ ...info, port: flags.port, token }).pipe(
+      const { url } = yield* McpHttpServer.serve({ ...info, resources, port: flags.port, token }).pipe(
         Effect.mapError((error) => new CliError.CliError({ message: error.message }))
       )
       yield* Console.log(url)

@@ -1,0 +1,166 @@
+/**
+ * Resources of the user's own, served over HTTP next to the tools and read
+ * by the SDK's client: fixed documents (text redacted, bytes as they are),
+ * a template, errors as the protocol's, and subscriptions that deliver
+ * changes until the client unsubscribes or its session ends.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FastCheck from "effect/FastCheck"
+import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as McpHttpServer from "../src/McpHttpServer.js"
+import * as McpResource from "../src/McpResource.js"
+
+const token = `ghp_${"a1B2".repeat(9)}`
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255, 1, 2])
+
+const serve = (resources: ReadonlyArray<McpResource.Definition>) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+    return yield* McpHttpServer.serve({ resources }).pipe(
+      Effect.provide(ToolRuntime.layerDefault([])),
+      Scope.extend(scope)
+    )
+  })
+
+const connect = (url: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "resources-test", version: "1.0.0" })
+      const transport = new StreamableHTTPClientTransport(new URL(url))
+      await client.connect(transport)
+      return { client, transport }
+    }),
+    ({ client }) => Effect.promise(() => client.close())
+  )
+
+const documents = [
+  McpResource.make("docs://readme", { name: "readme", read: { text: `deploy with ${token}` } }),
+  McpResource.make("docs://logo", { name: "logo", mimeType: "image/png", read: { bytes: png } }),
+  McpResource.template("docs://tickets/{id}/summary", {
+    name: "ticket summary",
+    read: ({ id }) =>
+      id === "404"
+        ? Effect.fail(new McpResource.McpResourceError({ reason: "not_found", detail: "no such ticket" }))
+        : id === "500"
+        ? Effect.fail(new McpResource.McpResourceError({ reason: "failed", detail: `the desk is down (${token})` }))
+        : Effect.succeed({ text: `ticket ${id}: open` })
+  })
+]
+
+describe("McpResource served", () => {
+  it.scopedLive("lists, reads text (redacted) and bytes, and fills a template", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve(documents)
+      const { client } = yield* connect(url)
+      const listed = yield* Effect.promise(() => client.listResources())
+      assert.deepStrictEqual(listed.resources.map((resource) => [resource.uri, resource.mimeType]), [
+        ["docs://readme", "text/plain"],
+        ["docs://logo", "image/png"]
+      ])
+      const templates = yield* Effect.promise(() => client.listResourceTemplates())
+      assert.strictEqual(templates.resourceTemplates[0]!.uriTemplate, "docs://tickets/{id}/summary")
+      const readme = yield* Effect.promise(() => client.readResource({ uri: "docs://readme" }))
+      const text = (readme.contents[0] as { text: string }).text
+      assert.match(text, /^deploy with /)
+      assert.notInclude(text, token.slice(4, 12))
+      const logo = yield* Effect.promise(() => client.readResource({ uri: "docs://logo" }))
+      assert.deepStrictEqual(
+        [...Buffer.from((logo.contents[0] as { blob: string }).blob, "base64")],
+        [...png]
+      )
+      const ticket = yield* Effect.promise(() => client.readResource({ uri: "docs://tickets/T%2D7/summary" }))
+      assert.deepStrictEqual(ticket.contents, [{
+        uri: "docs://tickets/T%2D7/summary",
+        mimeType: "text/plain",
+        text: "ticket T-7: open"
+      }])
+    }))
+
+  it.scopedLive("what does not exist is -32002, a failed read -32603 with its detail redacted", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve(documents)
+      const { client } = yield* connect(url)
+      const read = (uri: string) =>
+        Effect.flip(Effect.tryPromise(() => client.readResource({ uri }))).pipe(
+          Effect.map((error) => error.cause as { code: number; message: string })
+        )
+      assert.strictEqual((yield* read("docs://nothing")).code, -32002)
+      assert.strictEqual((yield* read("docs://tickets/404/summary")).code, -32002)
+      assert.strictEqual((yield* read("docs://tickets/a/b/summary")).code, -32002)
+      const failed = yield* read("docs://tickets/500/summary")
+      assert.strictEqual(failed.code, -32603)
+      assert.match(failed.message, /the desk is down/)
+      assert.notInclude(failed.message, token.slice(4, 12))
+      const subscribe = yield* Effect.flip(Effect.tryPromise(() => client.subscribeResource({ uri: "docs://nothing" })))
+      assert.strictEqual((subscribe.cause as { code: number }).code, -32002)
+    }))
+
+  it.scopedLive("a subscriber hears each change until it unsubscribes, and its session's end stops the watch", () =>
+    Effect.gen(function*() {
+      const changes = yield* Queue.unbounded<void>()
+      let watching = 0
+      let stopped = 0
+      const watched = McpResource.make("docs://status", {
+        name: "status",
+        read: { text: "green" },
+        changes: Stream.fromQueue(changes).pipe(
+          Stream.onStart(Effect.sync(() => watching++)),
+          Stream.ensuring(Effect.sync(() => stopped++))
+        )
+      })
+      const { url } = yield* serve([watched])
+      const { client, transport } = yield* connect(url)
+      const heard: Array<string> = []
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+        heard.push(notification.params.uri)
+      })
+      const until = (what: string, ok: () => boolean) =>
+        Effect.sleep("20 millis").pipe(
+          Effect.repeat({ until: ok }),
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`not within 5 s: ${what}`) })
+        )
+      yield* Effect.promise(() => client.subscribeResource({ uri: "docs://status" }))
+      yield* until("the watch starts", () => watching === 1)
+      yield* Queue.offer(changes, undefined)
+      yield* until("the change is heard", () => heard.length === 1)
+      assert.deepStrictEqual(heard, ["docs://status"])
+      yield* Effect.promise(() => client.unsubscribeResource({ uri: "docs://status" }))
+      yield* until("the watch stops", () => stopped === 1)
+      yield* Queue.offer(changes, undefined)
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual(heard.length, 1)
+      yield* Effect.promise(() => client.subscribeResource({ uri: "docs://status" }))
+      yield* until("the second watch starts", () => watching === 2)
+      yield* Effect.promise(() => transport.terminateSession())
+      yield* until("the session's end stops it", () => stopped === 2)
+    }))
+})
+
+describe("McpResource.match", () => {
+  const segment = FastCheck.string({ minLength: 1, maxLength: 12 })
+
+  it.prop("a URI filled from a template gives back the values, and one more segment does not match", [
+    segment,
+    segment
+  ], ([id, part]) => {
+    const uri = `docs://t/${encodeURIComponent(id)}/p/${encodeURIComponent(part)}`
+    assert.deepStrictEqual(McpResource.match("docs://t/{id}/p/{part}", uri), { id, part })
+    assert.isUndefined(McpResource.match("docs://t/{id}/p/{part}", `${uri}/extra`))
+    assert.isUndefined(McpResource.match("docs://t/{id}", `docs://t/${encodeURIComponent(id)}/x`))
+  })
+
+  it("literal parts are literal: a dot in the template is not a wildcard", () => {
+    assert.isUndefined(McpResource.match("a.b://{x}", "aXb://1"))
+    assert.deepStrictEqual(McpResource.match("a.b://{x}", "a.b://1"), { x: "1" })
+    assert.isUndefined(McpResource.match("docs://{x}", "docs://%E0%A4%A"))
+  })
+})
