@@ -92,3 +92,31 @@ export class LineReader {
     if (line.trim() !== "") this.onLine(line)
   }
 }
+
+/** Longest stderr line logged; a server that writes megabytes without a newline is cut. */
+const maxLineChars = 4_000
+
+/** Splits a byte stream into lines for the log (a server's stderr), bounded in memory. */
+export const logLines = (onLine: (line: string) => void) => {
+  let pending = ""
+  return {
+    push: (chunk: string) => {
+      pending += chunk
+      let newline = pending.indexOf("\n")
+      while (newline >= 0) {
+        const line = pending.slice(0, newline).replace(/\r$/, "")
+        if (line.trim() !== "") onLine(line.length > maxLineChars ? `${line.slice(0, maxLineChars)}…` : line)
+        pending = pending.slice(newline + 1)
+        newline = pending.indexOf("\n")
+      }
+      if (pending.length > maxLineChars) {
+        onLine(`${pending.slice(0, maxLineChars)}…`)
+        pending = ""
+      }
+    },
+    flush: () => {
+      if (pending.trim() !== "") onLine(pending)
+      pending = ""
+    }
+  }
+}

@@ -17,7 +17,11 @@
  * - a server that never finishes its handshake fails to start within its
  *   startup limit, and its process is stopped;
  * - a stdio server leads a process group of its own (`McpStdio`): stopping
- *   it, or its crash, leaves nothing it started alive.
+ *   it, or its crash, leaves nothing it started alive;
+ * - given a sandbox (`confine`, e.g. `Sandbox.prepare` of
+ *   `@tool-runtime/node`), every stdio server runs inside it, under the
+ *   policy its entry names or the sandbox's own; an entry that asks for a
+ *   sandbox on a client without one is not started at all.
  *
  * What a stdio server writes to stderr goes to the Effect log (annotated with
  * the server's name), never into a result.
@@ -40,9 +44,11 @@ import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as JsonLines from "./JsonLines.js"
 import * as McpConfig from "./McpConfig.js"
 import * as McpElicitation from "./McpElicitation.js"
 import * as McpOAuth from "./McpOAuth.js"
+import * as McpStdio from "./McpStdio.js"
 import { McpStdioTransport } from "./McpStdio.js"
 
 /**
@@ -115,6 +121,8 @@ export interface Status {
   readonly connected: boolean
   /** The process id of a stdio server's current process. */
   readonly pid: number | undefined
+  /** How a stdio server is confined (the sandbox's summary line), or `unconfined`. */
+  readonly confinement: string | undefined
 }
 
 /**
@@ -178,6 +186,15 @@ export interface Options {
    * @since 0.4.0
    */
   readonly oauth?: McpOAuth.Options | undefined
+  /**
+   * The sandbox stdio servers run in: `Sandbox.prepare` of
+   * `@tool-runtime/node` (`(yield* Sandbox.Sandbox).prepare`). Without
+   * one, a server whose entry names a `sandbox` policy other than
+   * `danger-full-access` does not start.
+   *
+   * @since 0.4.0
+   */
+  readonly confine?: McpStdio.Confine | undefined
 }
 
 /**
@@ -210,52 +227,31 @@ interface Connection {
 const describe = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error"
 
-/** Longest stderr line logged; a server that writes megabytes without a newline is cut. */
-const maxLineChars = 4_000
-
 /**
  * Splits a byte stream into lines for the log, bounded in memory.
  *
  * @since 0.1.0
  * @category logging
  */
-export const lineSplitter = (onLine: (line: string) => void) => {
-  let pending = ""
-  return {
-    push: (chunk: string) => {
-      pending += chunk
-      let newline = pending.indexOf("\n")
-      while (newline >= 0) {
-        const line = pending.slice(0, newline).replace(/\r$/, "")
-        if (line.trim() !== "") onLine(line.length > maxLineChars ? `${line.slice(0, maxLineChars)}…` : line)
-        pending = pending.slice(newline + 1)
-        newline = pending.indexOf("\n")
-      }
-      if (pending.length > maxLineChars) {
-        onLine(`${pending.slice(0, maxLineChars)}…`)
-        pending = ""
-      }
-    },
-    flush: () => {
-      if (pending.trim() !== "") onLine(pending)
-      pending = ""
-    }
-  }
-}
+export const lineSplitter = JsonLines.logLines
 
 const makeTransport = (
   config: McpConfig.Server,
+  launch: McpStdio.Confined | undefined,
   onStderr: (line: string) => void,
   oauth: McpOAuth.Provider | undefined
 ): { readonly transport: Transport; readonly pid: () => number | undefined } => {
   if (McpConfig.isStdio(config)) {
+    if (launch === undefined) throw new Error("a stdio server needs its launch")
     // Its stderr is piped, never inherited: a server's stderr must not reach
     // a terminal or a protocol stream of ours.
     const transport = new McpStdioTransport({
-      command: config.command,
-      args: config.args,
-      env: config.env,
-      cwd: config.cwd,
+      command: launch.command,
+      args: launch.args,
+      env: McpStdio.definedOnly(launch.env),
+      replaceEnvironment: true,
+      cwd: launch.cwd,
+      inheritFiles: launch.inheritFiles,
       maxMessageBytes: config.maxMessageBytes
     })
     const lines = lineSplitter(onStderr)
@@ -393,8 +389,24 @@ export const connect = (
     let suspect = false
     const lock = yield* Effect.makeSemaphore(1)
 
-    const start: Effect.Effect<Connection, McpClientError> = Effect.suspend(() => {
-      const { pid, transport } = makeTransport(config, onStderr, oauth)
+    let confinement: string | undefined
+    const start: Effect.Effect<Connection, McpClientError> = Effect.flatMap(
+      McpConfig.isStdio(config)
+        ? Effect.tap(
+          Effect.mapError(
+            McpStdio.launchOf(config, options?.confine),
+            (detail) => new McpClientError({ server: name, reason: "start_failed", detail })
+          ),
+          (launch) =>
+            Effect.sync(() => {
+              confinement = launch.confinement.summary
+            })
+        )
+        : Effect.succeed(undefined),
+      (launch) => startWith(launch)
+    )
+    const startWith = (launch: McpStdio.Confined | undefined): Effect.Effect<Connection, McpClientError> => {
+      const { pid, transport } = makeTransport(config, launch, onStderr, oauth)
       const client = new Client(clientInfo, { capabilities: McpElicitation.capabilities })
       McpElicitation.install(client, name, options?.elicit ?? McpElicitation.headless, runtime)
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
@@ -437,7 +449,7 @@ export const connect = (
           return connection
         })
       )
-    })
+    }
 
     const ensure: Effect.Effect<Connection, McpClientError> = lock.withPermits(1)(Effect.suspend(() => {
       const connection = current
@@ -532,7 +544,8 @@ export const connect = (
       status: Effect.sync(() => ({
         starts,
         connected: current !== undefined && !current.closed,
-        pid: current === undefined || current.closed ? undefined : current.pid()
+        pid: current === undefined || current.closed ? undefined : current.pid(),
+        confinement
       }))
     } satisfies Server
   })

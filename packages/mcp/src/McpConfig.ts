@@ -64,6 +64,10 @@ export const StdioServer = Schema.Struct({
     description:
       "The longest message taken from the server, in bytes. Default 64 MiB; a longer answer fails its call with an error that says so."
   }),
+  sandbox: Schema.optional(Schema.Literal("read-only", "workspace-write", "danger-full-access")).annotations({
+    description:
+      "The sandbox policy the server runs under. Default: the client's sandbox policy when it was given one (McpClient's confine option). A policy other than danger-full-access on a client without a sandbox does not start the server."
+  }),
   ...Common
 }).annotations({ identifier: "StdioServer" })
 

@@ -29,10 +29,12 @@ import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Effect from "effect/Effect"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import { PassThrough } from "node:stream"
 import * as JsonLines from "./JsonLines.js"
+import type * as McpConfig from "./McpConfig.js"
 
 /**
  * @since 0.4.0
@@ -52,6 +54,90 @@ export interface Options {
    * fails with an error that says so.
    */
   readonly maxMessageBytes?: number | undefined
+  /** `env` is the whole environment (a sandbox's launch), not an addition to the SDK's list. */
+  readonly replaceEnvironment?: boolean | undefined
+  /** Files opened read-only and passed as descriptors 3, 4, … (a sandbox's seccomp program). */
+  readonly inheritFiles?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The environment a server gets: the SDK's short list of inherited
+ * variables (`HOME`, `PATH`, …), and the configuration's.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export const environmentOf = (env: Readonly<Record<string, string>> | undefined): Record<string, string> => ({
+  ...getDefaultEnvironment(),
+  ...env
+})
+
+/**
+ * A stdio server's program, before confinement.
+ *
+ * @since 0.4.0
+ * @category sandbox
+ */
+export interface Launch {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string | undefined
+  readonly env: Readonly<Record<string, string | undefined>> | undefined
+}
+
+/**
+ * The same program, confined: what `Sandbox.prepare` of `@tool-runtime/node`
+ * returns.
+ *
+ * @since 0.4.0
+ * @category sandbox
+ */
+export interface Confined extends Launch {
+  readonly inheritFiles?: ReadonlyArray<string> | undefined
+  readonly confinement: { readonly summary: string }
+}
+
+/**
+ * Confines a launch under a policy (the sandbox's own when undefined).
+ *
+ * @since 0.4.0
+ * @category sandbox
+ */
+export type Confine = (
+  launch: Launch,
+  policy?: McpConfig.StdioServer["sandbox"]
+) => Effect.Effect<Confined, { readonly message: string }>
+
+/** @internal */
+export const definedOnly = (env: Readonly<Record<string, string | undefined>> | undefined) =>
+  Object.fromEntries(Object.entries(env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined))
+
+/**
+ * The program a stdio server starts as, confined when the client has a
+ * sandbox. Never silently unconfined: an entry asking for a sandbox on a
+ * client without one is refused.
+ *
+ * @since 0.4.0
+ * @category sandbox
+ */
+export const launchOf = (
+  config: McpConfig.StdioServer,
+  confine: Confine | undefined
+): Effect.Effect<Confined, string> => {
+  const launch: Launch = {
+    command: config.command,
+    args: config.args ?? [],
+    cwd: config.cwd,
+    env: environmentOf(config.env)
+  }
+  if (confine === undefined) {
+    return config.sandbox === undefined || config.sandbox === "danger-full-access"
+      ? Effect.succeed({ ...launch, confinement: { summary: "unconfined" } })
+      : Effect.fail(
+        `its entry asks for the sandbox (${config.sandbox}) and this client has none; give McpClient its confine option (Sandbox.prepare of @tool-runtime/node)`
+      )
+  }
+  return Effect.mapError(confine(launch, config.sandbox), (error) => error.message)
 }
 
 interface Proc {
@@ -165,15 +251,28 @@ export class McpStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child !== undefined) return Promise.reject(new Error("McpStdioTransport already started"))
     return new Promise((resolve, reject) => {
-      const child = NodeChildProcess.spawn(this.options.command, [...(this.options.args ?? [])], {
-        env: { ...getDefaultEnvironment(), ...this.options.env },
-        ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
-        stdio: ["pipe", "pipe", "pipe"],
-        // Its own process group (and session): the group can be signalled whole.
-        detached: true,
-        shell: false,
-        windowsHide: true
-      })
+      const inherited: Array<number> = []
+      let child: NodeChildProcess.ChildProcess
+      try {
+        for (const file of this.options.inheritFiles ?? []) inherited.push(NodeFs.openSync(file, "r"))
+        child = NodeChildProcess.spawn(this.options.command, [...(this.options.args ?? [])], {
+          env: this.options.replaceEnvironment === true
+            ? { ...this.options.env }
+            : environmentOf(this.options.env),
+          ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
+          stdio: ["pipe", "pipe", "pipe", ...inherited],
+          // Its own process group (and session): the group can be signalled whole.
+          detached: true,
+          shell: false,
+          windowsHide: true
+        })
+      } catch (error) {
+        reject(error)
+        return
+      } finally {
+        // The child has its copies once spawn returns.
+        for (const fd of inherited) attempt(() => NodeFs.closeSync(fd))
+      }
       this.child = child
       child.on("error", (error) => {
         reject(error)
