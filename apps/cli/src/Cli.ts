@@ -25,6 +25,7 @@ import * as CliError from "./CliError.js"
 import * as Agent from "./commands/Agent.js"
 import * as Code from "./commands/Code.js"
 import * as Demo from "./commands/Demo.js"
+import * as Mcp from "./commands/Mcp.js"
 import * as Permissions from "./commands/Permissions.js"
 import * as Run from "./commands/Run.js"
 import * as Serve from "./commands/Serve.js"
@@ -50,7 +51,15 @@ const rootHelp: Effect.Effect<void> = Effect.suspend(() =>
 
 const root = Command.make(app.name, {}, () => rootHelp).pipe(
   Command.withDescription("Runs the tool calls an LLM emits through typed stages; every call yields one result."),
-  Command.withSubcommands([Demo.command, Run.command, Code.command, Permissions.command, Agent.command, Serve.command])
+  Command.withSubcommands([
+    Demo.command,
+    Run.command,
+    Code.command,
+    Permissions.command,
+    Agent.command,
+    Serve.command,
+    Mcp.command
+  ])
 )
 
 /**
