@@ -473,11 +473,33 @@ export class Provider implements OAuthClientProvider {
     while (this.#flow !== undefined) await this.#flow.catch(() => undefined)
     const current = (await this.tokens())?.access_token
     if (current !== undefined && current !== sentWith) return
-    this.#flow = this.#authorizeOnce(response, fetchFn)
+    this.#flow = this.#authorizeOnce(response, this.#bounded(fetchFn))
     try {
       await this.#flow
     } finally {
       this.#flow = undefined
+    }
+  }
+
+  /**
+   * Each request of a flow (discovery, registration, token) bounded: an
+   * authorization server that never answers must not hold this server's
+   * calls, all of which wait for the flow, forever.
+   */
+  #bounded(fetchFn: FetchLike): FetchLike {
+    const millis = Math.min(30_000, this.#timeoutMillis)
+    return async (input, init) => {
+      const signal = init?.signal === undefined || init.signal === null
+        ? AbortSignal.timeout(millis)
+        : AbortSignal.any([init.signal, AbortSignal.timeout(millis)])
+      try {
+        return await fetchFn(input, { ...init, signal })
+      } catch (error) {
+        if (error instanceof Error && error.name === "TimeoutError") {
+          throw new Error(`the authorization server did not answer within ${Math.round(millis / 1000)} s`)
+        }
+        throw error
+      }
     }
   }
 

@@ -194,6 +194,20 @@ describe("McpOAuth", () => {
       })
     ))
 
+  it.live("a token endpoint that never answers fails the start within the bound, and the next start works", () =>
+    withServer((server) =>
+      Effect.gen(function*() {
+        server.hangTokens = true
+        const started = yield* Clock.currentTimeMillis
+        const error = yield* Effect.flip(connect(server, { oauth: { timeout: "1 second" } }).pipe(Effect.scoped))
+        assert.match(error.message, /did not answer within 1 s/)
+        assert.isBelow((yield* Clock.currentTimeMillis) - started, 8_000)
+        server.hangTokens = false
+        const remote = yield* connect(server, { oauth: { timeout: "1 second" } })
+        assert.match(text(yield* remote.call("whoami", {})), /scope read/)
+      }).pipe(Effect.scoped)
+    ))
+
   it.live("a callback with another state is refused and the real one still counts (no CSRF)", () =>
     withServer((server) =>
       Effect.gen(function*() {
