@@ -557,7 +557,9 @@ const challenged = (response: Response): boolean =>
  */
 export const authorizedFetch = (provider: Provider, next: FetchLike = fetch): FetchLike => {
   const send = async (input: string | URL, init: RequestInit | undefined) => {
-    const token = (await provider.tokens())?.access_token
+    // A store that cannot be read (another user's folder) matters only to a
+    // server that asks for authorization: the flow then fails and says why.
+    const token = await provider.tokens().then((tokens) => tokens?.access_token, () => undefined)
     const headers = new Headers(init?.headers)
     if (token !== undefined) headers.set("authorization", `Bearer ${token}`)
     return { token, response: await next(input, { ...init, headers }) }

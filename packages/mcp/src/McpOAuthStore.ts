@@ -119,9 +119,13 @@ const own = (stat: NodeFs.Stats): string | undefined => {
   return undefined
 }
 
-/** The folder, created 0700 when missing; refused when another user could use it. */
-const folder = (directory: string): string => {
-  NodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+/**
+ * The folder, created 0700 when missing (only to save: reading a store that
+ * does not exist creates nothing); refused when another user could use it.
+ */
+const folder = (directory: string, create: boolean): string | undefined => {
+  if (create) NodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+  else if (!NodeFs.existsSync(directory)) return undefined
   const stat = NodeFs.lstatSync(directory)
   if (!stat.isDirectory()) throw new Error("it is not a folder (a symbolic link is refused)")
   const wrong = own(stat)
@@ -188,7 +192,7 @@ export const fileStore = (directory: string = defaultDirectory()): Store => {
     load: (key) =>
       Effect.try({
         try: () => {
-          folder(directory)
+          if (folder(directory, false) === undefined) return Option.none()
           const found = read(pathOf(key))
           if (found === undefined) return Option.none()
           return Option.some<Saved>({
@@ -211,7 +215,7 @@ export const fileStore = (directory: string = defaultDirectory()): Store => {
             ...(saved.client === undefined ? {} : { client: Redacted.value(saved.client) }),
             ...(saved.discovery === undefined ? {} : { discovery: saved.discovery })
           }
-          write(folder(directory), pathOf(key), `${JSON.stringify(onDisk, null, 2)}\n`)
+          write(folder(directory, true)!, pathOf(key), `${JSON.stringify(onDisk, null, 2)}\n`)
         },
         catch: (error) => new McpOAuthStoreError({ path: pathOf(key), reason: reason(error) })
       })

@@ -9,6 +9,7 @@
  * what the client returned and logged.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -20,6 +21,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as McpClient from "../src/McpClient.js"
 import type * as McpConfig from "../src/McpConfig.js"
+import * as McpHttpServer from "../src/McpHttpServer.js"
 import * as McpOAuth from "../src/McpOAuth.js"
 import * as McpOAuthStore from "../src/McpOAuthStore.js"
 import * as OAuthServer from "./fixtures/OAuthServer.js"
@@ -318,6 +320,28 @@ describe("McpOAuth", () => {
         assert.strictEqual(server.seen.authorizations, 0)
       })
     ))
+})
+
+describe("McpOAuth and servers without authorization", () => {
+  it.live("a server that never asks is called without touching the store, even one that cannot be used", () =>
+    Effect.gen(function*() {
+      const { url } = yield* McpHttpServer.serve().pipe(Effect.provide(ToolRuntime.layerDefault([])))
+      const parent = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "oauth-store-"))
+      const missing = NodePath.join(parent, "never-created")
+      const open = NodePath.join(parent, "open")
+      NodeFs.mkdirSync(open, { mode: 0o755 })
+      NodeFs.chmodSync(open, 0o755)
+      for (const directory of [missing, open]) {
+        const remote = yield* McpClient.connect("plain", { url }, {
+          oauth: { store: McpOAuthStore.fileStore(directory) }
+        })
+        // Answered by the server (an error result of its own), not refused on the way.
+        const result = yield* remote.call("read_output", { location: "nothing" })
+        assert.isNotEmpty(result.content)
+      }
+      assert.isFalse(NodeFs.existsSync(missing))
+      NodeFs.rmSync(parent, { recursive: true, force: true })
+    }).pipe(Effect.scoped))
 })
 
 describe("McpOAuthStore.fileStore", () => {
