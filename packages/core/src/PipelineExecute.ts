@@ -13,6 +13,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
@@ -206,6 +210,19 @@ const holding = (watchdog: Watchdog.Watchdog, watch: Watchdog.Watch): ClientRequ
  * @since 0.1.0
  * @category stages
  */
+/**
+ * The handler's fiber fails without Effect's "Fiber terminated with an
+ * unhandled error" log line: its failure is always observed and becomes a
+ * result, redacted, whereas that line would print the raw cause (a
+ * server's error quoting a token) to the log.
+ */
+const quietFailures = (fiberRefs: FiberRefs.FiberRefs): FiberRefs.FiberRefs =>
+  FiberRefs.updateAs(fiberRefs, {
+    fiberId: FiberId.runtime(0, 0),
+    fiberRef: FiberRef.unhandledErrorLogLevel,
+    value: Option.none()
+  })
+
 export const execute = (
   entry: Registry.Entry,
   callId: string,
@@ -313,7 +330,11 @@ export const execute = (
       // execute span as its parent so its own spans nest under the call.
       const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
       const fiber = Runtime.runFork(
-        Runtime.make({ context: services, fiberRefs: env.runtime.fiberRefs, runtimeFlags: env.runtime.runtimeFlags })
+        Runtime.make({
+          context: services,
+          fiberRefs: quietFailures(env.runtime.fiberRefs),
+          runtimeFlags: env.runtime.runtimeFlags
+        })
       )(Effect.suspend(() => handlerEffect(tool.handler(input, context))))
       const done = fiber.unsafePoll()
       if (done !== null) return fromOutcome(done)

@@ -11,7 +11,7 @@
  * previews) falls somewhere else. Where they are looked for: every result
  * field but `callId`, the stored artifacts, the events, every span an
  * exporting tracer receives (attributes, events, status, the exit's cause)
- * and the log. No 8-character window of a secret may appear in any of them.
+ * and the log, at every level. No 8-character window of a secret may appear in any of them.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
@@ -23,6 +23,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
 import * as ArtifactStore from "../src/ArtifactStore.js"
 import * as CallTrace from "../src/CallTrace.js"
@@ -244,7 +245,9 @@ const runTurn = (calls: ReadonlyArray<unknown>, options?: { readonly stopOnError
       onEvent: (event) => Effect.sync(() => events.push(event))
     }).pipe(
       Effect.withTracer(exporter.tracer),
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+      // Every level: Effect reports a failed fiber at debug level, and a debug log is still a log.
+      Logger.withMinimumLogLevel(LogLevel.All)
     )
     const stored: Array<string> = []
     for (const result of results) {
