@@ -43,6 +43,7 @@ import {
   SetLevelRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { CallToolResult, ListToolsResult, LoggingLevel, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
+import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
 import type * as ClientRequests from "@tool-runtime/core/ClientRequests"
 import type * as Tool from "@tool-runtime/core/Tool"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
@@ -361,6 +362,24 @@ export const makeWithGate = (
             }
           })
         ).pipe(Effect.ignore)
+      }
+      // Stored outputs belong to the session whose results named them, as
+      // through resources/read: the store's ids are not secrets, and an HTTP
+      // server's sessions are different clients.
+      if (request.params.name === ArtifactStore.readToolName && tool !== undefined) {
+        const id = request.params.arguments?.id
+        if (typeof id === "string" && !linked.has(McpResources.uriOf(id))) {
+          return {
+            isError: true,
+            content: [{
+              type: "text" as const,
+              text: `No stored output "${
+                runtime.redact(id).slice(0, 100)
+              }" in this session: an output can be read only by the session whose results named it.`
+            }],
+            _meta: { "tool-runtime/error": { code: "not_found" } }
+          } satisfies CallToolResult
+        }
       }
       running.set(server, (running.get(server) ?? 0) + 1)
       return run(

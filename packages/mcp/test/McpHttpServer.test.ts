@@ -290,6 +290,28 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       const guessed = link.uri.replace(/-(\d+)$/, (_, n) => `-${Number(n) + 1}`)
       assert.include(yield* refusal(() => client.readResource({ uri: guessed })), "Resource not found")
       assert.include(yield* refusal(() => client.readResource({ uri: `${link.uri}?offset=-1` })), "whole numbers")
+      // The same through the read_output tool: the id in the marker is this session's only.
+      const id = decodeURIComponent(link.uri.slice("tool-runtime://artifact/".length))
+      const readOutput = (from: typeof client, artifact: string) =>
+        Effect.promise(() =>
+          from.callTool({ name: "read_output", arguments: { id: artifact, offset: 0, length: 20 } })
+        ) as Effect.Effect<CallToolResult>
+      const own = yield* readOutput(client, id)
+      assert.notStrictEqual(own.isError, true)
+      assert.include(own.content.map((block) => block.type === "text" ? block.text : "").join(""), "line 0 ok")
+      for (
+        const [from, artifact] of [[other, id], [
+          client,
+          id.replace(/-(\d+)$/, (_, n) => `-${Number(n) + 1}`)
+        ]] as const
+      ) {
+        const refused = yield* readOutput(from, artifact)
+        assert.strictEqual(refused.isError, true)
+        assert.match(
+          refused.content.map((block) => block.type === "text" ? block.text : "").join(""),
+          /in this session/
+        )
+      }
       yield* server.close
     }))
 
