@@ -243,6 +243,10 @@ export class Provider implements OAuthClientProvider {
       if (secret !== undefined) this.#remember(Redacted.value(secret))
     }
     if (settings.clientId !== undefined) {
+      this.#rememberClientSecret(
+        settings.clientId,
+        this.#secret === undefined ? undefined : Redacted.value(this.#secret)
+      )
       this.#preRegistered = Redacted.make({
         client_id: settings.clientId,
         ...(this.#secret === undefined ? {} : { client_secret: Redacted.value(this.#secret) })
@@ -271,6 +275,21 @@ export class Provider implements OAuthClientProvider {
     if (secret !== undefined && secret !== "") this.#secrets.add(secret)
   }
 
+  /**
+   * A client secret as it travels too: in an HTTP Basic header (base64 of
+   * `id:secret`, as the SDK writes it) and form-encoded in a POST body, both
+   * of which an authorization server's error may quote back.
+   */
+  #rememberClientSecret(clientId: string, secret: string | undefined) {
+    if (secret === undefined || secret === "") return
+    this.#remember(secret)
+    this.#remember(encodeURIComponent(secret))
+    this.#remember(Buffer.from(`${clientId}:${secret}`, "utf8").toString("base64"))
+    this.#remember(
+      Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`, "utf8").toString("base64")
+    )
+  }
+
   #rememberTokens(tokens: OAuthTokens | undefined) {
     this.#remember(tokens?.access_token)
     this.#remember(tokens?.refresh_token)
@@ -292,7 +311,7 @@ export class Provider implements OAuthClientProvider {
       const tokens = this.#saved.tokens === undefined ? undefined : Redacted.value(this.#saved.tokens)
       this.#rememberTokens(tokens)
       const client = this.#saved.client === undefined ? undefined : Redacted.value(this.#saved.client)
-      this.#remember(client?.client_secret)
+      if (client !== undefined) this.#rememberClientSecret(client.client_id, client.client_secret)
     })
     return this.#loaded
   }
@@ -340,7 +359,7 @@ export class Provider implements OAuthClientProvider {
   }
 
   async saveClientInformation(information: OAuthClientInformationMixed): Promise<void> {
-    this.#remember(information.client_secret)
+    this.#rememberClientSecret(information.client_id, information.client_secret)
     // A pre-registered secret came from the environment: it is not copied to disk.
     if (this.#preRegistered !== undefined) {
       this.#preRegistered = Redacted.make(information)

@@ -10,6 +10,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -294,6 +295,27 @@ describe("McpOAuth", () => {
         )
         assert.match(String(thrown.cause), /no good/)
         assert.deepStrictEqual(leaks(String(thrown.cause), server.secrets), [])
+      })
+    ))
+
+  it.live("an authorization server that quotes the Basic header back: the secret, base64 encoded, is not in the error", () =>
+    withServer((server) =>
+      Effect.gen(function*() {
+        const secret = "cs_S3cr3t-value-of-agent-7"
+        server.preRegister("agent-7", secret)
+        server.quoteSecrets = true
+        const { exit, lines } = yield* logged(
+          connect(server, {
+            settings: { grant: "client_credentials", clientId: "agent-7" },
+            oauth: { credentials: { remote: { clientSecret: Redacted.make(secret) } } }
+          }).pipe(Effect.scoped)
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        const seen = [JSON.stringify(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""), ...lines].join("\n")
+        assert.match(seen, /you sent Basic /)
+        const basic = Buffer.from(`agent-7:${secret}`).toString("base64")
+        // The part of the header that carries the secret (the first characters carry the client id).
+        assert.deepStrictEqual(leaks(seen, [secret, basic.slice(12)]), [])
       })
     ))
 
