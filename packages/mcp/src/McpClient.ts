@@ -34,12 +34,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
@@ -224,6 +226,10 @@ interface Connection {
   closed: boolean
 }
 
+let sharedRedactor: Redactor.Service | undefined
+/** The default rules, compiled once, when the application provides no `Redactor`. */
+const defaultRedactor = (): Redactor.Service => sharedRedactor ??= Redactor.make()
+
 const describe = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : "unknown error"
 
@@ -343,13 +349,18 @@ export const connect = (
 
     // One provider for the life of the server: its tokens outlive a restart.
     const oauth = McpConfig.isStdio(config) ? undefined : McpOAuth.provider(name, config, options?.oauth, runtime)
-    const scrubbed = (error: unknown) => oauth === undefined ? describe(error) : oauth.scrub(describe(error))
+    // A server's words (its stderr, its error messages) may hold secrets ("starting with token …"):
+    // redacted before they reach a log, an error or `failures`, whoever reads those.
+    const redactor = Option.getOrElse(yield* Effect.serviceOption(Redactor.Redactor), defaultRedactor)
+    const scrubbed = (error: unknown) =>
+      redactor.redact(oauth === undefined ? describe(error) : oauth.scrub(describe(error))).text
     // A person may have to approve before the handshake can finish.
     const handshakeMillis = startupMillis +
       (oauth === undefined ? 0 : Duration.toMillis(options?.oauth?.timeout ?? McpOAuth.defaultTimeout))
 
     const onStderr = (line: string) => {
-      log(Effect.logWithLevel(level, line).pipe(Effect.annotateLogs({ mcpServer: name, stream: "stderr" })))
+      const safe = redactor.redact(oauth === undefined ? line : oauth.scrub(line)).text
+      log(Effect.logWithLevel(level, safe).pipe(Effect.annotateLogs({ mcpServer: name, stream: "stderr" })))
     }
 
     let current: Connection | undefined
