@@ -26,13 +26,12 @@ import {
   ErrorCode,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js"
-import type * as ToolResult from "@tool-runtime/core/ToolResult"
+import * as ToolResult from "@tool-runtime/core/ToolResult"
 import type * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -104,16 +103,30 @@ const parse = (uri: string): Either.Either<Page, string> => {
   return Either.right({ location: location.right, offset, length: Math.min(length, maxPage) })
 }
 
-const notFound = (uri: string) => new McpError(-32002, "Resource not found", { uri })
+/**
+ * A JSON-RPC error as the SDK's server sends it: its code, and its message
+ * as given. (An `McpError` would carry its "MCP error -32002:" prefix into
+ * the message, and the client's SDK adds its own: the prefix twice.)
+ */
+const protocolError = (code: number, message: string, data?: unknown): Error =>
+  Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
 
-const described = (definition: McpResource.Definition) => ({
-  name: definition.name,
+const notFound = (uri: string, detail?: string) =>
+  protocolError(-32002, detail === undefined ? "Resource not found" : `Resource not found: ${detail}`, { uri })
+
+const described = (definition: McpResource.Definition, runtime: ToolRuntime.Service) => ({
+  name: runtime.redact(definition.name),
   mimeType: definition.mimeType,
-  ...(definition.title === undefined ? {} : { title: definition.title }),
-  ...(definition.description === undefined ? {} : { description: definition.description })
+  ...(definition.title === undefined ? {} : { title: runtime.redact(definition.title) }),
+  ...(definition.description === undefined ? {} : { description: runtime.redact(definition.description) })
 })
 
-/** The protocol's contents of one read: text redacted, bytes in base64. */
+/**
+ * The protocol's contents of one read: text redacted, bytes in base64.
+ * Bytes of a textual type (JSON, `text/*`…) are text a model reads, and a
+ * secret in them is still a secret: they go out as redacted text, as a
+ * result's binary block of such a type does.
+ */
 const contentsOf = (
   uri: string,
   mimeType: string,
@@ -122,6 +135,8 @@ const contentsOf = (
 ) =>
   "text" in contents
     ? { uri, mimeType, text: runtime.redact(contents.text) }
+    : ToolResult.isTextMediaType(mimeType)
+    ? { uri, mimeType, text: runtime.redact(new TextDecoder().decode(contents.bytes)) }
     : { uri, mimeType, blob: Buffer.from(contents.bytes).toString("base64") }
 
 /**
@@ -156,8 +171,8 @@ export const install = (
     const read = resource?.read ?? template!.candidate.read(template!.params!, uri)
     const result = await Runtime.runPromise(run)(Effect.either(read))
     if (Either.isLeft(result)) {
-      if (result.left.reason === "not_found") throw notFound(uri)
-      throw new McpError(
+      if (result.left.reason === "not_found") throw notFound(uri, runtime.redact(result.left.detail))
+      throw protocolError(
         ErrorCode.InternalError,
         `Resource ${uri} could not be read: ${runtime.redact(result.left.detail)}`
       )
@@ -167,13 +182,13 @@ export const install = (
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
     resources: [
-      ...[...fixed.values()].map((resource) => ({ uri: resource.uri, ...described(resource) })),
+      ...[...fixed.values()].map((resource) => ({ uri: resource.uri, ...described(resource, runtime) })),
       ...linked.values()
     ]
   }))
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [
-      ...templates.map((template) => ({ uriTemplate: template.uriTemplate, ...described(template) })),
+      ...templates.map((template) => ({ uriTemplate: template.uriTemplate, ...described(template, runtime) })),
       {
         uriTemplate: `${prefix}{location}{?offset,length}`,
         name: "stored output",
@@ -217,7 +232,9 @@ export const install = (
     // A URI of nobody's: not found, as the protocol says; a malformed one of ours: bad parameters.
     if (!request.params.uri.startsWith(prefix)) throw notFound(request.params.uri)
     const page = parse(request.params.uri)
-    if (Either.isLeft(page)) throw new McpError(ErrorCode.InvalidParams, `Resource ${request.params.uri}: ${page.left}`)
+    if (Either.isLeft(page)) {
+      throw protocolError(ErrorCode.InvalidParams, `Resource ${request.params.uri}: ${page.left}`)
+    }
     const { length, location, offset } = page.right
     // The MCP error for a resource that does not exist.
     if (!linked.has(uriOf(location))) throw notFound(request.params.uri)

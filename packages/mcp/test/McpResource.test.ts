@@ -45,6 +45,12 @@ const connect = (url: string) =>
 const documents = [
   McpResource.make("docs://readme", { name: "readme", read: { text: `deploy with ${token}` } }),
   McpResource.make("docs://logo", { name: "logo", mimeType: "image/png", read: { bytes: png } }),
+  McpResource.make("docs://config", {
+    name: "config",
+    description: `the deploy config (${token})`,
+    mimeType: "application/json",
+    read: { bytes: new TextEncoder().encode(JSON.stringify({ token })) }
+  }),
   McpResource.template("docs://tickets/{id}/summary", {
     name: "ticket summary",
     read: ({ id }) =>
@@ -64,8 +70,15 @@ describe("McpResource served", () => {
       const listed = yield* Effect.promise(() => client.listResources())
       assert.deepStrictEqual(listed.resources.map((resource) => [resource.uri, resource.mimeType]), [
         ["docs://readme", "text/plain"],
-        ["docs://logo", "image/png"]
+        ["docs://logo", "image/png"],
+        ["docs://config", "application/json"]
       ])
+      assert.notInclude(JSON.stringify(listed), token.slice(4, 12))
+      // Bytes of a textual type are text a model reads: redacted, and sent as text.
+      const config = yield* Effect.promise(() => client.readResource({ uri: "docs://config" }))
+      const configText = (config.contents[0] as { text: string }).text
+      assert.match(configText, /^\{"token":"/)
+      assert.notInclude(configText, token.slice(4, 12))
       const templates = yield* Effect.promise(() => client.listResourceTemplates())
       assert.strictEqual(templates.resourceTemplates[0]!.uriTemplate, "docs://tickets/{id}/summary")
       const readme = yield* Effect.promise(() => client.readResource({ uri: "docs://readme" }))
@@ -94,7 +107,10 @@ describe("McpResource served", () => {
           Effect.map((error) => error.cause as { code: number; message: string })
         )
       assert.strictEqual((yield* read("docs://nothing")).code, -32002)
-      assert.strictEqual((yield* read("docs://tickets/404/summary")).code, -32002)
+      const missing = yield* read("docs://tickets/404/summary")
+      assert.strictEqual(missing.code, -32002)
+      // The protocol's prefix once, and the reason the read gave.
+      assert.strictEqual(missing.message, "MCP error -32002: Resource not found: no such ticket")
       assert.strictEqual((yield* read("docs://tickets/a/b/summary")).code, -32002)
       const failed = yield* read("docs://tickets/500/summary")
       assert.strictEqual(failed.code, -32603)
