@@ -405,7 +405,7 @@ export const connect = (
       McpConfig.isStdio(config)
         ? Effect.tap(
           Effect.mapError(
-            McpStdio.launchOf(config, options?.confine),
+            McpStdio.launchOf(config, options?.confine).pipe(Effect.annotateLogs({ mcpServer: name })),
             (detail) => new McpClientError({ server: name, reason: "start_failed", detail })
           ),
           (launch) =>

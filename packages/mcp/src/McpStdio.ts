@@ -94,7 +94,11 @@ export interface Launch {
  */
 export interface Confined extends Launch {
   readonly inheritFiles?: ReadonlyArray<string> | undefined
-  readonly confinement: { readonly summary: string }
+  readonly confinement: {
+    readonly summary: string
+    /** `none` when the sandbox ran it without one (its `unconfined` fallback, or full access). */
+    readonly backend?: string | undefined
+  }
 }
 
 /**
@@ -137,7 +141,16 @@ export const launchOf = (
         `its entry asks for the sandbox (${config.sandbox}) and this client has none; give McpClient its confine option (Sandbox.prepare of @tool-runtime/node)`
       )
   }
-  return Effect.mapError(confine(launch, config.sandbox), (error) => error.message)
+  return confine(launch, config.sandbox).pipe(
+    Effect.mapError((error) => error.message),
+    // A sandbox that runs it without one (its `unconfined` fallback) says so, at every start:
+    // the client was given a sandbox to confine it.
+    Effect.tap((confined) =>
+      confined.confinement.backend === "none" && config.sandbox !== "danger-full-access"
+        ? Effect.logWarning(`MCP server runs WITHOUT a sandbox: ${confined.confinement.summary}`)
+        : Effect.void
+    )
+  )
 }
 
 interface Proc {

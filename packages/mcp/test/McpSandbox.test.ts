@@ -9,6 +9,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Sandbox from "@tool-runtime/node/Sandbox"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as McpClient from "../src/McpClient.js"
@@ -80,6 +81,32 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
         assert.isFalse(NodeFs.existsSync(NodePath.join(scratch, "beside.txt")))
         assert.match((yield* server.status).confinement!, /^sandbox: workspace-write \(bubblewrap\)/)
       })))
+
+  it.live("a sandbox that falls back to running unconfined says so at every start, and status shows it", () =>
+    Effect.gen(function*() {
+      const lines: Array<string> = []
+      const collect = Logger.make((options) => lines.push(Logger.logfmtLogger.log(options)))
+      const status = yield* Effect.gen(function*() {
+        const sandbox = yield* Sandbox.Sandbox
+        const server = yield* McpClient.connect(
+          "files",
+          Servers.stdio(Servers.writingServer, [], { sandbox: "read-only" }),
+          {
+            confine: sandbox.prepare
+          }
+        )
+        return yield* server.status
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Sandbox.layer({ workspace, fallback: "unconfined", bwrap: "/nonexistent/bwrap" })),
+        Effect.provide(Logger.replace(Logger.defaultLogger, collect))
+      )
+      assert.match(status.confinement!, /^sandbox: none/)
+      assert.isTrue(
+        lines.some((line) => line.includes("level=WARN") && line.includes("MCP server runs WITHOUT a sandbox")),
+        lines.join("\n")
+      )
+    }))
 
   it.live("an entry that asks for a sandbox on a client without one is not started at all", () =>
     Effect.gen(function*() {
