@@ -306,7 +306,11 @@ export class Provider implements OAuthClientProvider {
   }
 
   #load(): Promise<void> {
-    this.#loaded ??= this.#run(this.#store.load(this.#key)).then((saved) => {
+    // A failed read is tried again next time: the folder may have been fixed.
+    this.#loaded ??= this.#run(this.#store.load(this.#key)).catch((error: unknown) => {
+      this.#loaded = undefined
+      throw error
+    }).then((saved) => {
       this.#saved = Option.getOrElse(saved, () => ({}))
       const tokens = this.#saved.tokens === undefined ? undefined : Redacted.value(this.#saved.tokens)
       this.#rememberTokens(tokens)
@@ -405,6 +409,8 @@ export class Provider implements OAuthClientProvider {
       }
       return new Promise<never>(() => {})
     })
+    // The loser settles later (the wait times out, the page fails after the code came); the race
+    // subscribed to both, so that is no unhandled rejection.
     const received = await Promise.race([code, opened])
     this.#remember(received)
     this.#code = Redacted.make(received)

@@ -51,6 +51,7 @@ export const listen = (port: number): Promise<Callback> =>
       }
     })
     server.once("error", reject)
+    server.unref()
     server.listen(port, "127.0.0.1", () => {
       const address = server.address()
       const bound = typeof address === "object" && address !== null ? address.port : port
@@ -58,10 +59,11 @@ export const listen = (port: number): Promise<Callback> =>
         url: `http://127.0.0.1:${bound}/callback`,
         code: (state, timeoutMillis) =>
           new Promise<string>((ok, fail) => {
+            // Never what keeps the process alive: an abandoned flow must not delay its exit.
             const timer = setTimeout(() => {
               waiting.delete(state)
               fail(new Error(`nobody approved within ${Math.round(timeoutMillis / 1000)} s`))
-            }, timeoutMillis)
+            }, timeoutMillis).unref()
             const done = () => {
               clearTimeout(timer)
               waiting.delete(state)
@@ -78,6 +80,7 @@ export const listen = (port: number): Promise<Callback> =>
             })
           }),
         close: () => {
+          for (const pending of [...waiting.values()]) pending.fail(new Error("the authorization was abandoned"))
           server.closeAllConnections()
           server.close()
         }

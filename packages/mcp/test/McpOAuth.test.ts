@@ -186,6 +186,19 @@ describe("McpOAuth", () => {
       })
     ))
 
+  it.live("a page that cannot be opened fails the start at once, and the abandoned wait settles quietly", () =>
+    withServer((server) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(
+          connect(server, { oauth: { timeout: "300 millis", authorize: () => Effect.fail("no browser here") } })
+            .pipe(Effect.scoped)
+        )
+        assert.match(error.message, /the authorization page could not be opened/)
+        // Past the wait's own deadline: a rejection nobody handles would fail this run (and end a real process).
+        yield* Effect.sleep("600 millis")
+      })
+    ))
+
   it.live("the person says no: the authorization server's answer ends the wait at once", () =>
     withServer((server) =>
       Effect.gen(function*() {
