@@ -17,6 +17,7 @@ import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
+import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -26,6 +27,7 @@ import * as McpHttpServer from "../src/McpHttpServer.js"
 import * as McpOAuth from "../src/McpOAuth.js"
 import * as McpOAuthStore from "../src/McpOAuthStore.js"
 import * as OAuthServer from "./fixtures/OAuthServer.js"
+import * as Servers from "./fixtures/Servers.js"
 
 /** Each 8-character window of a secret found in a text. */
 const leaks = (text: string, secrets: Iterable<string>) => {
@@ -198,6 +200,23 @@ describe("McpOAuth", () => {
         yield* Effect.sleep("600 millis")
       })
     ))
+
+  it("a program that stops waiting for an approval exits at once, not at the approval's deadline", () => {
+    const started = performance.now()
+    const run = ChildProcess.spawnSync(
+      process.execPath,
+      [
+        Servers.tsx,
+        "--conditions=@tool-runtime/source",
+        NodePath.join(import.meta.dirname, "fixtures/oauth-abandon.ts")
+      ],
+      { encoding: "utf8", timeout: 50_000 }
+    )
+    assert.strictEqual(run.stdout, "gave up\n", run.stderr)
+    assert.strictEqual(run.status, 0)
+    // tsx compiles for seconds on a loaded machine; the approval's deadline is 60 s.
+    assert.isBelow(performance.now() - started, 40_000)
+  }, 60_000)
 
   it.live("the person says no: the authorization server's answer ends the wait at once", () =>
     withServer((server) =>
