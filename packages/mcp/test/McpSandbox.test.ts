@@ -10,16 +10,29 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Sandbox from "@tool-runtime/node/Sandbox"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
+import * as Esbuild from "esbuild"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as McpClient from "../src/McpClient.js"
 import type * as McpConfig from "../src/McpConfig.js"
 import * as Servers from "./fixtures/Servers.js"
 
-// Not under /tmp: the sandbox gives a server a private /tmp of its own.
-const scratch = NodeFs.mkdtempSync(NodePath.join(import.meta.dirname, ".sandbox-scratch-"))
+// Not under /tmp: the sandbox gives a server a private /tmp of its own, where
+// nothing of the host's /tmp is seen. For the same reason the servers run
+// from bundles here, not from the checkout, which may itself lie under /tmp.
+const scratch = NodeFs.mkdtempSync("/var/tmp/mcp-sandbox-test-")
 const workspace = NodePath.join(scratch, "workspace")
 NodeFs.mkdirSync(workspace)
+const bundled = (file: string) => {
+  const outfile = NodePath.join(scratch, NodePath.basename(file))
+  Esbuild.buildSync({ entryPoints: [file], bundle: true, platform: "node", format: "esm", outfile, logLevel: "silent" })
+  return outfile
+}
+const writingServer = bundled(Servers.writingServer)
+const forkingServer = bundled(Servers.forkingServer)
+/** An entry starting a bundled server, from a folder the sandbox shows. */
+const entry = (file: string, args: ReadonlyArray<string> = [], extra: Partial<McpConfig.StdioServer> = {}) =>
+  Servers.stdio(file, args, { cwd: scratch, ...extra })
 
 afterAll(() => {
   for (const pid of Servers.withMarker(`mcp-sandbox-test-${process.pid}`)) Servers.kill(pid)
@@ -49,7 +62,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
     Effect.gen(function*() {
       const target = NodePath.join(scratch, "read-only.txt")
       const confined = yield* withServer(
-        Servers.stdio(Servers.writingServer, [], { sandbox: "read-only" }),
+        entry(writingServer, [], { sandbox: "read-only" }),
         true,
         (server) => Effect.zip(write(server, target), server.status)
       )
@@ -57,7 +70,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
       assert.isFalse(NodeFs.existsSync(target))
       assert.match(confined[1].confinement!, /^sandbox: read-only \(bubblewrap\)/)
       const free = yield* withServer(
-        Servers.stdio(Servers.writingServer),
+        entry(writingServer),
         false,
         (server) => Effect.zip(write(server, target), server.status)
       )
@@ -67,7 +80,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
     }))
 
   it.live("no policy in the entry: the sandbox's own (workspace-write) applies, the workspace writable and nothing else", () =>
-    withServer(Servers.stdio(Servers.writingServer), true, (server) =>
+    withServer(entry(writingServer), true, (server) =>
       Effect.gen(function*() {
         assert.deepStrictEqual(yield* write(server, NodePath.join(workspace, "inside.txt")), {
           isError: false,
@@ -90,7 +103,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
         const sandbox = yield* Sandbox.Sandbox
         const server = yield* McpClient.connect(
           "files",
-          Servers.stdio(Servers.writingServer, [], { sandbox: "read-only" }),
+          entry(writingServer, [], { sandbox: "read-only" }),
           {
             confine: sandbox.prepare
           }
@@ -112,7 +125,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
     Effect.gen(function*() {
       const marker = `mcp-sandbox-test-${process.pid}-unstarted`
       const error = yield* Effect.flip(
-        McpClient.connect("files", Servers.stdio(Servers.forkingServer, [marker], { sandbox: "workspace-write" }))
+        McpClient.connect("files", entry(forkingServer, [marker], { sandbox: "workspace-write" }))
           .pipe(Effect.scoped)
       )
       assert.strictEqual(error.reason, "start_failed")
@@ -123,7 +136,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
   it.live("a confined server that ignores SIGTERM, and its setsid child, are gone when the runtime closes", () =>
     Effect.gen(function*() {
       const marker = `mcp-sandbox-test-${process.pid}-stubborn`
-      yield* withServer(Servers.stdio(Servers.forkingServer, [marker]), true, (server) =>
+      yield* withServer(entry(forkingServer, [marker]), true, (server) =>
         Effect.gen(function*() {
           assert.strictEqual(yield* Effect.map(server.call("ping", {}), (result) => result.isError === true), false)
           yield* Servers.waitUntil(() => Servers.withMarker(marker).length >= 3, "the server and its two children run")
