@@ -358,10 +358,25 @@ export const connect = (
     const handshakeMillis = startupMillis +
       (oauth === undefined ? 0 : Duration.toMillis(options?.oauth?.timeout ?? McpOAuth.defaultTimeout))
 
+    // Its last words, redacted: a server that dies before its handshake says why there, and nowhere else.
+    const lastLines: Array<string> = []
     const onStderr = (line: string) => {
       const safe = redactor.redact(oauth === undefined ? line : oauth.scrub(line)).text
+      lastLines.push(safe.length > 300 ? `${safe.slice(0, 300)}…` : safe)
+      if (lastLines.length > 3) lastLines.shift()
       log(Effect.logWithLevel(level, safe).pipe(Effect.annotateLogs({ mcpServer: name, stream: "stderr" })))
     }
+    const withLastWords = (error: McpClientError): Effect.Effect<never, McpClientError> =>
+      // Lines still in the pipe when the process closed arrive a moment later.
+      Effect.sleep("50 millis").pipe(Effect.zipRight(Effect.suspend(() =>
+        Effect.fail(
+          lastLines.length === 0 ? error : new McpClientError({
+            server: error.server,
+            reason: error.reason,
+            detail: `${error.detail}; its stderr ended with: ${lastLines.join(" | ")}`
+          })
+        )
+      )))
 
     let current: Connection | undefined
     let starts = 0
@@ -441,6 +456,9 @@ export const connect = (
               : scrubbed(error)
           })
       }).pipe(
+        Effect.catchAll((error) =>
+          McpConfig.isStdio(config) && error.reason === "start_failed" ? withLastWords(error) : Effect.fail(error)
+        ),
         // The SDK's own timeout covers the handshake; this one covers a
         // process that never even spawns.
         Effect.timeoutFail({

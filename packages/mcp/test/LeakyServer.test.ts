@@ -54,4 +54,16 @@ describe("a server that leaks its token", { timeout: 60_000 }, () => {
       assert.match(seen[2]!, /internal error with/)
       assert.deepStrictEqual(windows([...seen, ...lines].join("\n")), [])
     }))
+
+  it.live("a server that dies before its handshake: the start error quotes its last stderr lines, redacted", () =>
+    Effect.gen(function*() {
+      const script =
+        `console.error("loading config"); console.error("fatal: cannot open db with ${token}"); process.exit(2)`
+      const error = yield* Effect.flip(
+        McpClient.connect("dying", { command: process.execPath, args: ["-e", script] }).pipe(Effect.scoped)
+      )
+      assert.strictEqual(error.reason, "start_failed")
+      assert.match(error.message, /its stderr ended with: loading config \| fatal: cannot open db with /)
+      assert.deepStrictEqual(windows(error.message), [])
+    }))
 })
