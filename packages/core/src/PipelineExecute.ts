@@ -49,7 +49,7 @@ export type ExecuteError =
 export interface ExecuteEnv {
   readonly watchdog: Watchdog.Watchdog
   readonly redactor: Redactor.Service
-  /** The turn's runtime: handlers run with its fiber refs (clock, logger, tracer). */
+  /** The turn's runtime, through {@link handlerRuntime}: handlers run with its fiber refs (clock, logger, tracer). */
   readonly runtime: Runtime.Runtime<never>
   readonly onProgress:
     | ((callId: string, toolName: string, report: ProgressReport) => Effect.Effect<void>)
@@ -198,6 +198,26 @@ const holding = (watchdog: Watchdog.Watchdog, watch: Watchdog.Watch): ClientRequ
   )
 
 /**
+ * The runtime handlers run in, made once per turn from the turn's own: its
+ * fibers fail without Effect's "Fiber terminated with an unhandled error"
+ * log line. A handler's failure is always observed and becomes a result,
+ * redacted, whereas that line would print the raw cause (a server's error
+ * quoting a token) to the log.
+ *
+ * @internal
+ */
+export const handlerRuntime = (runtime: Runtime.Runtime<never>): Runtime.Runtime<never> =>
+  Runtime.make({
+    context: runtime.context,
+    runtimeFlags: runtime.runtimeFlags,
+    fiberRefs: FiberRefs.updateAs(runtime.fiberRefs, {
+      fiberId: FiberId.runtime(0, 0),
+      fiberRef: FiberRef.unhandledErrorLogLevel,
+      value: Option.none()
+    })
+  })
+
+/**
  * Stage 5: runs the handler in its own fiber under the tool's total and
  * idle limits. Both limits stop the handler by interrupting its fiber, so
  * its finalizers run; the turn being interrupted does the same, and
@@ -210,19 +230,6 @@ const holding = (watchdog: Watchdog.Watchdog, watch: Watchdog.Watch): ClientRequ
  * @since 0.1.0
  * @category stages
  */
-/**
- * The handler's fiber fails without Effect's "Fiber terminated with an
- * unhandled error" log line: its failure is always observed and becomes a
- * result, redacted, whereas that line would print the raw cause (a
- * server's error quoting a token) to the log.
- */
-const quietFailures = (fiberRefs: FiberRefs.FiberRefs): FiberRefs.FiberRefs =>
-  FiberRefs.updateAs(fiberRefs, {
-    fiberId: FiberId.runtime(0, 0),
-    fiberRef: FiberRef.unhandledErrorLogLevel,
-    value: Option.none()
-  })
-
 export const execute = (
   entry: Registry.Entry,
   callId: string,
@@ -330,11 +337,7 @@ export const execute = (
       // execute span as its parent so its own spans nest under the call.
       const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
       const fiber = Runtime.runFork(
-        Runtime.make({
-          context: services,
-          fiberRefs: quietFailures(env.runtime.fiberRefs),
-          runtimeFlags: env.runtime.runtimeFlags
-        })
+        Runtime.make({ context: services, fiberRefs: env.runtime.fiberRefs, runtimeFlags: env.runtime.runtimeFlags })
       )(Effect.suspend(() => handlerEffect(tool.handler(input, context))))
       const done = fiber.unsafePoll()
       if (done !== null) return fromOutcome(done)

@@ -255,7 +255,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
       const env: Pipeline.ExecuteEnv = {
         watchdog,
         redactor,
-        runtime,
+        runtime: Pipeline.handlerRuntime(runtime),
         onProgress: onEvent === undefined
           ? undefined
           : (callId, toolName, report) => onEvent({ _tag: "Progress", callId, toolName, ...report }),

@@ -299,7 +299,7 @@ const listTools = (
   name: string,
   client: Client,
   timeoutMillis: number,
-  describeError: (error: unknown) => string = describe
+  describeError: (error: unknown) => string
 ) => {
   const page = (
     cursor: string | undefined,
@@ -352,8 +352,8 @@ export const connect = (
     // A server's words (its stderr, its error messages) may hold secrets ("starting with token …"):
     // redacted before they reach a log, an error or `failures`, whoever reads those.
     const redactor = Option.getOrElse(yield* Effect.serviceOption(Redactor.Redactor), defaultRedactor)
-    const scrubbed = (error: unknown) =>
-      redactor.redact(oauth === undefined ? describe(error) : oauth.scrub(describe(error))).text
+    const clean = (text: string) => redactor.redact(oauth === undefined ? text : oauth.scrub(text)).text
+    const scrubbed = (error: unknown) => clean(describe(error))
     // A person may have to approve before the handshake can finish.
     const handshakeMillis = startupMillis +
       (oauth === undefined ? 0 : Duration.toMillis(options?.oauth?.timeout ?? McpOAuth.defaultTimeout))
@@ -361,7 +361,7 @@ export const connect = (
     // Its last words, redacted: a server that dies before its handshake says why there, and nowhere else.
     const lastLines: Array<string> = []
     const onStderr = (line: string) => {
-      const safe = redactor.redact(oauth === undefined ? line : oauth.scrub(line)).text
+      const safe = clean(line)
       lastLines.push(safe.length > 300 ? `${safe.slice(0, 300)}…` : safe)
       if (lastLines.length > 3) lastLines.shift()
       log(Effect.logWithLevel(level, safe).pipe(Effect.annotateLogs({ mcpServer: name, stream: "stderr" })))
@@ -543,9 +543,7 @@ export const connect = (
             }) as Promise<CallToolResult>,
           catch: (error) => classify(connection, error)
         }).pipe(
-          Effect.map((result) =>
-            oauth === undefined ? result : McpOAuth.scrubDeep(result, (text) => oauth.scrub(text))
-          ),
+          Effect.map((result) => oauth === undefined ? result : oauth.scrubResult(result)),
           Effect.onInterrupt(() =>
             Effect.sync(() => {
               suspect = true

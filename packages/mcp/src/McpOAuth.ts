@@ -301,6 +301,11 @@ export class Provider implements OAuthClientProvider {
     return this.#secrets.size === 0 ? text : scrub(text, this.#secrets)
   }
 
+  /** A tool's result, every string scrubbed; not walked at all while no secret is held (a server without OAuth). */
+  scrubResult<A>(result: A): A {
+    return this.#secrets.size === 0 ? result : scrubDeep(result, (text) => scrub(text, this.#secrets))
+  }
+
   #run<A, E>(effect: Effect.Effect<A, E>): Promise<A> {
     return Runtime.runPromise(this.#runtime)(effect)
   }

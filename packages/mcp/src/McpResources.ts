@@ -160,16 +160,23 @@ export const install = (
     if (definition._tag === "Resource") fixed.set(definition.uri, definition)
     else templates.push(definition)
   }
-  const readOwn = async (uri: string) => {
+  /** The server's own resource at `uri`, fixed or from the first template that matches it. */
+  const ownAt = (
+    uri: string
+  ): { readonly mimeType: string; readonly read: () => McpResource.Resource["read"] } | undefined => {
     const resource = fixed.get(uri)
-    const template = resource === undefined
-      ? templates.map((candidate) => ({ candidate, params: McpResource.match(candidate.uriTemplate, uri) }))
-        .find(({ params }) => params !== undefined)
-      : undefined
-    if (resource === undefined && template === undefined) return undefined
-    const mimeType = resource?.mimeType ?? template!.candidate.mimeType
-    const read = resource?.read ?? template!.candidate.read(template!.params!, uri)
-    const result = await Runtime.runPromise(run)(Effect.either(read))
+    if (resource !== undefined) return { mimeType: resource.mimeType, read: () => resource.read }
+    for (const template of templates) {
+      const params = McpResource.match(template.uriTemplate, uri)
+      if (params !== undefined) return { mimeType: template.mimeType, read: () => template.read(params, uri) }
+    }
+    return undefined
+  }
+  const readOwn = async (uri: string) => {
+    const found = ownAt(uri)
+    if (found === undefined) return undefined
+    const { mimeType } = found
+    const result = await Runtime.runPromise(run)(Effect.either(found.read()))
     if (Either.isLeft(result)) {
       if (result.left.reason === "not_found") throw notFound(uri, runtime.redact(result.left.detail))
       throw protocolError(
@@ -200,9 +207,11 @@ export const install = (
 
   // One fiber per subscribed resource that can change, for this session.
   const subscriptions = new Map<string, Fiber.RuntimeFiber<void> | undefined>()
-  const readable = (uri: string) =>
-    fixed.has(uri) || templates.some((template) => McpResource.match(template.uriTemplate, uri) !== undefined) ||
-    Either.isRight(parse(uri)) && linked.has(uriOf(Either.getOrThrow(parse(uri)).location))
+  const readable = (uri: string) => {
+    if (ownAt(uri) !== undefined) return true
+    const page = parse(uri)
+    return Either.isRight(page) && linked.has(uriOf(page.right.location))
+  }
   server.setRequestHandler(SubscribeRequestSchema, (request) => {
     const uri = request.params.uri
     if (!readable(uri)) throw notFound(uri)

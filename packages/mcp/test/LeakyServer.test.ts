@@ -28,8 +28,7 @@ const windows = (text: string) => {
 describe("a server that leaks its token", { timeout: 60_000 }, () => {
   it.live("reaches no log line at any level, no result and no client error", () =>
     Effect.gen(function*() {
-      const lines: Array<string> = []
-      const collect = Logger.make((options) => lines.push(Logger.logfmtLogger.log(options)))
+      const { layer: collect, lines } = Servers.logLines()
       const seen = yield* Effect.gen(function*() {
         const runtime = yield* ToolRuntime.ToolRuntime
         const client = yield* McpClient.McpClient
@@ -46,7 +45,7 @@ describe("a server that leaks its token", { timeout: 60_000 }, () => {
             )
           )
         ),
-        Effect.provide(Logger.replace(Logger.defaultLogger, collect)),
+        Effect.provide(collect),
         Logger.withMinimumLogLevel(LogLevel.All)
       )
       // The server did say it, and the errors did come back: the oracle below is about real text.

@@ -15,7 +15,6 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
-import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as ChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
@@ -49,12 +48,11 @@ const withServer = <A, E>(use: (server: OAuthServer.OAuthServer) => Effect.Effec
 /** The log lines written while `effect` runs, as logfmt. */
 const logged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.suspend(() => {
-    const lines: Array<string> = []
-    const collect = Logger.make((options) => lines.push(Logger.logfmtLogger.log(options)))
+    const { layer, lines } = Servers.logLines()
     return effect.pipe(
       Effect.exit,
       Effect.map((exit) => ({ exit, lines })),
-      Effect.provide(Logger.replace(Logger.defaultLogger, collect)),
+      Effect.provide(layer),
       Effect.withLogSpan("oauth")
     )
   })

@@ -9,7 +9,6 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Sandbox from "@tool-runtime/node/Sandbox"
 import * as Effect from "effect/Effect"
-import * as Logger from "effect/Logger"
 import * as Esbuild from "esbuild"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -97,8 +96,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
 
   it.live("a sandbox that falls back to running unconfined says so at every start, and status shows it", () =>
     Effect.gen(function*() {
-      const lines: Array<string> = []
-      const collect = Logger.make((options) => lines.push(Logger.logfmtLogger.log(options)))
+      const { layer: collect, lines } = Servers.logLines()
       const status = yield* Effect.gen(function*() {
         const sandbox = yield* Sandbox.Sandbox
         const server = yield* McpClient.connect(
@@ -112,7 +110,7 @@ describe("McpClient with a sandbox", { timeout: 120_000 }, () => {
       }).pipe(
         Effect.scoped,
         Effect.provide(Sandbox.layer({ workspace, fallback: "unconfined", bwrap: "/nonexistent/bwrap" })),
-        Effect.provide(Logger.replace(Logger.defaultLogger, collect))
+        Effect.provide(collect)
       )
       assert.match(status.confinement!, /^sandbox: none/)
       assert.isTrue(
