@@ -28,12 +28,8 @@
  *
  * @since 0.1.0
  */
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, Tool as McpTool, Transport } from "@modelcontextprotocol/client"
+import { Client, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -47,6 +43,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as JsonLines from "./JsonLines.js"
+import * as McpCallWatch from "./McpCallWatch.js"
 import * as McpConfig from "./McpConfig.js"
 import * as McpElicitation from "./McpElicitation.js"
 import * as McpOAuth from "./McpOAuth.js"
@@ -62,12 +59,12 @@ import { McpStdioTransport } from "./McpStdio.js"
  */
 export class McpClientError extends Schema.TaggedError<McpClientError>()("McpClientError", {
   server: Schema.String,
-  reason: Schema.Literal("start_failed", "closed", "timeout", "rejected", "unauthorized"),
+  reason: Schema.Literal("start_failed", "closed", "timeout", "rejected", "unauthorized", "outcome_unknown"),
   detail: Schema.String
 }) {
   /** A crashed server restarts and a timed-out one is checked on the next call: trying again can help. */
   get retryable(): boolean {
-    return this.reason !== "rejected" && this.reason !== "unauthorized"
+    return this.reason !== "rejected" && this.reason !== "unauthorized" && this.reason !== "outcome_unknown"
   }
   override get message() {
     switch (this.reason) {
@@ -81,6 +78,8 @@ export class McpClientError extends Schema.TaggedError<McpClientError>()("McpCli
         return `The MCP server "${this.server}" rejected the call: ${this.detail}`
       case "unauthorized":
         return `The MCP server "${this.server}" refused our client's authorization: ${this.detail}.`
+      case "outcome_unknown":
+        return `The outcome of this call to the MCP server "${this.server}" is unknown: ${this.detail}, and the server may have run the tool. It was not sent again, because the tool is not read-only and sending it again could run it twice. Check whether it took effect before calling it again.`
     }
   }
 }
@@ -109,6 +108,15 @@ export interface CallOptions {
    * not bound the call themselves. The runtime's limits run shorter.
    */
   readonly timeoutMillis?: number | undefined
+  /**
+   * The call may be sent again when its answer is lost on the way back (an
+   * HTTP response stream that breaks before the result): true only for a
+   * read-only tool. Otherwise such a call fails with `outcome_unknown`,
+   * never sent twice. Default false.
+   *
+   * @since 0.4.0
+   */
+  readonly resendable?: boolean | undefined
 }
 
 /**
@@ -125,6 +133,13 @@ export interface Status {
   readonly pid: number | undefined
   /** How a stdio server is confined (the sandbox's summary line), or `unconfined`. */
   readonly confinement: string | undefined
+  /**
+   * The MCP revision spoken with the server: `2026-07-28` when it offered it
+   * to `server/discover`, else the one its `initialize` settled on.
+   *
+   * @since 0.4.0
+   */
+  readonly protocol: string | undefined
 }
 
 /**
@@ -265,11 +280,23 @@ const makeTransport = (
     transport.stderr.on("end", lines.flush)
     return { transport, pid: () => transport.pid }
   }
-  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+  const transport = new McpCallWatch.WatchedHttpTransport(new URL(config.url), {
     ...(config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } }),
     ...(oauth === undefined ? {} : { fetch: McpOAuth.authorizedFetch(oauth) })
   })
   return { transport, pid: () => undefined }
+}
+
+/** Which revisions the SDK may speak with a server. */
+const negotiation = (config: McpConfig.Server, legacyOnly: boolean): "legacy" | "auto" | { readonly pin: string } => {
+  switch (config.protocol) {
+    case "2025-11-25":
+      return "legacy"
+    case "2026-07-28":
+      return { pin: "2026-07-28" }
+    default:
+      return legacyOnly ? "legacy" : "auto"
+  }
 }
 
 /**
@@ -284,7 +311,11 @@ const close = (connection: Connection, options?: { readonly force?: boolean }): 
     if (options?.force === true && connection.transport instanceof McpStdioTransport) {
       connection.transport.signal("SIGTERM")
     }
-    return Effect.tryPromise(() => connection.client.close()).pipe(
+    // Until its handshake is done the client does not hold the transport (2026-07-28's probe runs on it
+    // alone), so closing the client would leave the transport and the probe's timer running.
+    return Effect.tryPromise(() =>
+      connection.client.transport === undefined ? connection.transport.close() : connection.client.close()
+    ).pipe(
       // Called from finalizers, which are uninterruptible: without this the
       // bound would wait for the promise anyway.
       Effect.interruptible,
@@ -416,6 +447,9 @@ export const connect = (
     const lock = yield* Effect.makeSemaphore(1)
 
     let confinement: string | undefined
+    // Set when a stdio server closed on being asked which revision it speaks: it gets 2025-11-25 from then on.
+    let legacyOnly = false
+    let probeClosed = false
     const start: Effect.Effect<Connection, McpClientError> = Effect.flatMap(
       McpConfig.isStdio(config)
         ? Effect.tap(
@@ -429,13 +463,27 @@ export const connect = (
             })
         )
         : Effect.succeed(undefined),
-      (launch) => startWith(launch)
+      (launch) =>
+        startWith(launch).pipe(
+          Effect.catchIf(() => probeClosed && !legacyOnly, () => {
+            legacyOnly = true
+            return Effect.logInfo("the server closed when asked for its revision; starting it again with 2025-11-25")
+              .pipe(Effect.annotateLogs({ mcpServer: name }), Effect.zipRight(startWith(launch)))
+          })
+        )
     )
     const startWith = (launch: McpStdio.Confined | undefined): Effect.Effect<Connection, McpClientError> => {
+      // The last words of this process, not of one before it.
+      lastLines.length = 0
       const { pid, transport } = makeTransport(config, launch, onStderr, oauth)
-      const client = new Client(clientInfo, { capabilities: McpElicitation.capabilities })
+      const client = new Client(clientInfo, {
+        capabilities: McpElicitation.capabilities,
+        versionNegotiation: { mode: negotiation(config, legacyOnly) },
+        // A 2026-07-28 server announces changes on a subscription the SDK opens; a 2025 one by notification.
+        listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => log(relist(client)) } }
+      })
       McpElicitation.install(client, name, options?.elicit ?? McpElicitation.headless, runtime)
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler("notifications/tools/list_changed", () => {
         log(relist(client))
       })
       const connection: Connection = { client, transport, pid, closed: false }
@@ -447,14 +495,18 @@ export const connect = (
       }
       return Effect.tryPromise({
         try: (signal) => client.connect(transport, { signal, timeout: handshakeMillis }),
-        catch: (error) =>
-          new McpClientError({
+        catch: (error) => {
+          // A server that exits on any request before `initialize` (some SDKs' servers do) is a 2025 server.
+          probeClosed = error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed &&
+            McpConfig.isStdio(config) && (config.protocol ?? "auto") === "auto" && /closed/.test(error.message)
+          return new McpClientError({
             server: name,
             reason: error instanceof UnauthorizedError ? "unauthorized" : "start_failed",
-            detail: error instanceof McpError && error.code === ErrorCode.RequestTimeout
+            detail: error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout
               ? `no answer to the handshake within ${handshakeMillis} ms`
               : scrubbed(error)
           })
+        }
       }).pipe(
         Effect.catchAll((error) =>
           McpConfig.isStdio(config) && error.reason === "start_failed" ? withLastWords(error) : Effect.fail(error)
@@ -491,7 +543,12 @@ export const connect = (
         )
       }
       if (!suspect) return Effect.succeed(connection)
-      return Effect.tryPromise((signal) => connection.client.ping({ signal, timeout: pingMillis })).pipe(
+      // 2026-07-28 has no ping: asking what the server is proves it alive as well.
+      const alive = (signal: AbortSignal) =>
+        connection.client.getProtocolEra() === "modern"
+          ? connection.client.discover({ signal, timeout: pingMillis })
+          : connection.client.ping({ signal, timeout: pingMillis })
+      return Effect.tryPromise(alive).pipe(
         Effect.map(() => {
           suspect = false
           return connection
@@ -510,15 +567,18 @@ export const connect = (
       if (error instanceof UnauthorizedError) {
         return new McpClientError({ server: name, reason: "unauthorized", detail: scrubbed(error) })
       }
-      if (error instanceof McpError) {
-        if (error.code === ErrorCode.ConnectionClosed) {
+      if (error instanceof SdkError) {
+        if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected) {
           connection.closed = true
           return new McpClientError({ server: name, reason: "closed", detail: "the connection was closed" })
         }
-        if (error.code === ErrorCode.RequestTimeout) {
+        if (error.code === SdkErrorCode.RequestTimeout) {
           suspect = true
           return new McpClientError({ server: name, reason: "timeout", detail: scrubbed(error) })
         }
+        return new McpClientError({ server: name, reason: "rejected", detail: scrubbed(error) })
+      }
+      if (error instanceof ProtocolError) {
         return new McpClientError({ server: name, reason: "rejected", detail: scrubbed(error) })
       }
       // "Not connected", a write to a closed pipe: the process is gone.
@@ -530,18 +590,34 @@ export const connect = (
       return new McpClientError({ server: name, reason: "closed", detail: scrubbed(error) })
     }
 
-    const call = (tool: string, args: Record<string, unknown>, callOptions?: CallOptions) =>
+    let calls = 0
+    const attempt = (
+      tool: string,
+      args: Record<string, unknown>,
+      callOptions: CallOptions | undefined
+    ): Effect.Effect<CallToolResult, McpClientError | McpCallWatch.StreamLost> =>
       Effect.flatMap(ensure, (connection) =>
         Effect.tryPromise({
           // Aborting the signal (this fiber was interrupted) makes the SDK
-          // send notifications/cancelled for the request.
-          try: (signal) =>
-            connection.client.callTool({ name: tool, arguments: args }, undefined, {
-              signal,
+          // send notifications/cancelled for the request (2025-11-25) or drop its stream (2026-07-28).
+          try: (signal) => {
+            const watched = connection.transport instanceof McpCallWatch.WatchedHttpTransport
+              ? connection.transport
+              : undefined
+            const key = `${++calls}`
+            const lost = new AbortController()
+            const unwatch = watched?.watch(key, (how) => lost.abort(new McpCallWatch.StreamLost(how)))
+            return connection.client.callTool({
+              name: tool,
+              arguments: args,
+              ...(watched === undefined ? {} : { _meta: { [McpCallWatch.metaKey]: key } })
+            }, {
+              signal: watched === undefined ? signal : AbortSignal.any([signal, lost.signal]),
               timeout: callOptions?.timeoutMillis ?? 600_000,
               ...(callOptions?.onProgress === undefined ? {} : { onprogress: callOptions.onProgress })
-            }) as Promise<CallToolResult>,
-          catch: (error) => classify(connection, error)
+            }).finally(() => unwatch?.())
+          },
+          catch: (error) => error instanceof McpCallWatch.StreamLost ? error : classify(connection, error)
         }).pipe(
           Effect.map((result) => oauth === undefined ? result : oauth.scrubResult(result)),
           Effect.onInterrupt(() =>
@@ -550,6 +626,24 @@ export const connect = (
             })
           )
         ))
+    // A read-only call whose answer was lost is sent again once, under a new id, as 2026-07-28 asks.
+    const call = (tool: string, args: Record<string, unknown>, callOptions?: CallOptions) => {
+      const resendable = callOptions?.resendable === true
+      const lostError = (lost: McpCallWatch.StreamLost, twice: boolean) =>
+        new McpClientError({
+          server: name,
+          reason: resendable ? "closed" : "outcome_unknown",
+          detail: twice ? `${lost.how}, twice` : lost.how
+        })
+      return attempt(tool, args, callOptions).pipe(
+        Effect.catchIf(McpCallWatch.isLost, (lost) =>
+          resendable
+            ? attempt(tool, args, callOptions).pipe(
+              Effect.catchIf(McpCallWatch.isLost, (again) => Effect.fail(lostError(again, true)))
+            )
+            : Effect.fail(lostError(lost, false)))
+      )
+    }
 
     const first = yield* start
     tools = yield* listTools(name, first.client, startupMillis, scrubbed).pipe(
@@ -572,7 +666,8 @@ export const connect = (
         starts,
         connected: current !== undefined && !current.closed,
         pid: current === undefined || current.closed ? undefined : current.pid(),
-        confinement
+        confinement,
+        protocol: current?.client.getNegotiatedProtocolVersion()
       }))
     } satisfies Server
   })

@@ -11,7 +11,7 @@
  * }
  * ```
  *
- * Only `trusted`, `required`, `oauth` and the limits are ours; keys other clients add are
+ * Only `trusted`, `required`, `oauth`, `sandbox`, `protocol` and the limits are ours; keys other clients add are
  * ignored, so one file can serve them all. Trust is opt-in: a server not
  * marked `trusted` has its tool annotations ignored (every tool is a write
  * of high risk), because an annotation is a claim the server makes about
@@ -45,6 +45,10 @@ export const Common = {
   required: Schema.optional(Schema.Boolean).annotations({
     description:
       "Fail the whole client (and the runtime built on it) when this server cannot start, instead of going on without its tools. Default false."
+  }),
+  protocol: Schema.optional(Schema.Literal("auto", "2025-11-25", "2026-07-28")).annotations({
+    description:
+      "The MCP revision to speak. auto (default): ask the server (server/discover) and speak 2026-07-28 when it offers it, 2025-11-25 otherwise; a revision named here is the only one tried."
   })
 }
 

@@ -15,9 +15,7 @@
  *
  * @since 0.4.0
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import type { ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import type { Client, ElicitResult } from "@modelcontextprotocol/client"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -101,14 +99,14 @@ export const install = (
   handler: Handler,
   runtime: Runtime.Runtime<never>
 ): void => {
-  client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+  client.setRequestHandler("elicitation/create", async (request, context) => {
     const params = request.params
     if (params.mode === "url" || !("requestedSchema" in params)) return { action: "decline" }
     const exit = await Runtime.runPromiseExit(runtime)(
       Effect.suspend(() =>
         handler({ server, message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> })
       ),
-      { signal: extra.signal }
+      { signal: context.mcpReq.signal }
     )
     if (Exit.isSuccess(exit)) return toResult(exit.value)
     // A handler that failed is a question dismissed; say nothing of why to the server.

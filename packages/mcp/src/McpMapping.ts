@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js"
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client"
 import * as StableJson from "@tool-runtime/core/StableJson"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 

@@ -27,15 +27,21 @@
  *
  * @since 0.4.0
  */
-import { createPrivateKeyJwtAuth } from "@modelcontextprotocol/sdk/client/auth-extensions.js"
-import type { OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js"
-import { auth, extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
+import {
+  auth,
+  createPrivateKeyJwtAuth,
+  extractWWWAuthenticateParams,
+  IssuerMismatchError,
+  UnauthorizedError
+} from "@modelcontextprotocol/client"
 import type {
+  FetchLike,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthTokens
-} from "@modelcontextprotocol/sdk/shared/auth.js"
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js"
+} from "@modelcontextprotocol/client"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -552,12 +558,22 @@ export class Provider implements OAuthClientProvider {
         ...(scope === undefined ? {} : { scope })
       }
       this.#code = undefined
-      let result = await auth(this, options)
+      let lenient = false
+      const authorize = async (extra?: { readonly authorizationCode: string }) => {
+        try {
+          return await auth(this, { ...options, ...extra, ...(lenient ? { skipIssuerMetadataValidation: true } : {}) })
+        } catch (error) {
+          if (lenient || !legacyIssuer(error, this.#serverUrl, resourceMetadataUrl)) throw error
+          lenient = true
+          return auth(this, { ...options, ...extra, skipIssuerMetadataValidation: true })
+        }
+      }
+      let result = await authorize()
       if (result === "REDIRECT") {
         const code = this.#code
         if (code === undefined) throw new UnauthorizedError("the authorization ended without a code")
         this.#code = undefined
-        result = await auth(this, { ...options, authorizationCode: Redacted.value(code) })
+        result = await authorize({ authorizationCode: Redacted.value(code) })
       }
       if (result !== "AUTHORIZED") throw new UnauthorizedError(`the authorization ended with ${result}`)
     } finally {
@@ -568,6 +584,21 @@ export class Provider implements OAuthClientProvider {
       this.#verifier = undefined
     }
   }
+}
+
+/**
+ * A 2025-03-26 server (no protected resource metadata: its own origin is
+ * the authorization server) may publish an `issuer` with a path its
+ * discovery URL lacks, which RFC 8414 §3.3 and the SDK refuse. Accepted
+ * only there, and only for an issuer of the server's own origin: a mix-up
+ * needs a second authorization server, and this path has one, the server.
+ */
+const legacyIssuer = (error: unknown, serverUrl: URL, resourceMetadataUrl: URL | undefined): boolean => {
+  if (!(error instanceof IssuerMismatchError) || error.kind !== "metadata" || resourceMetadataUrl !== undefined) {
+    return false
+  }
+  const origin = (url: string | undefined) => url !== undefined && URL.canParse(url) ? new URL(url).origin : undefined
+  return origin(error.expected) === serverUrl.origin && origin(error.received) === serverUrl.origin
 }
 
 const describe = (error: unknown): string =>

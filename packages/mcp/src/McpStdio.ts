@@ -24,11 +24,9 @@
  *
  * @since 0.4.0
  */
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import { parseJSONRPCMessage, serializeMessage } from "@modelcontextprotocol/client"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client"
+import { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio"
 import * as Effect from "effect/Effect"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
@@ -239,7 +237,7 @@ export class McpStdioTransport implements Transport {
       (line) => {
         let message: JSONRPCMessage
         try {
-          message = JSONRPCMessageSchema.parse(JSON.parse(line))
+          message = parseJSONRPCMessage(JSON.parse(line))
         } catch (error) {
           this.onerror?.(error instanceof Error ? error : new Error(String(error)))
           return

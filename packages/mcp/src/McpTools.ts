@@ -20,8 +20,8 @@
  *
  * @since 0.1.0
  */
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import type { Tool as McpTool } from "@modelcontextprotocol/client"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv"
 import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
 import * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
@@ -204,6 +204,8 @@ export const fromMcpTool = (server: McpClient.Server, tool: McpTool, options?: O
         const result = yield* server.call(tool.name, input, {
           // The runtime's limits stop the call first; the SDK's is a backstop.
           timeoutMillis: timeoutMillis + 5_000,
+          // A lost answer is asked for again only where asking twice cannot do anything twice.
+          resendable: readOnly,
           // The numbers go on as they came, so a client of ours served over MCP keeps the server's totals.
           onProgress: (progress) => {
             run(

@@ -2,6 +2,8 @@
  * @since 0.1.0
  */
 
+/** @since 0.4.0 */
+export * as McpCallWatch from "./McpCallWatch.js"
 /** @since 0.1.0 */
 export * as McpClient from "./McpClient.js"
 /** @since 0.1.0 */

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool as McpTool } from "@modelcontextprotocol/client"
 import * as McpTools from "../src/McpTools.js"
 
 const tool = (annotations?: McpTool["annotations"]): McpTool => ({

@@ -1,7 +1,7 @@
 /**
  * The `mcp` command: the MCP servers of a configuration file, as the
  * runtime sees them. Without `--call` it starts every server and shows
- * which started (their tools, how they are confined) and which did not,
+ * which started (their tools, the MCP revision spoken, how they are confined) and which did not,
  * with why: the place to look when a server's tools are missing. It exits
  * 1 when any server failed. With `--call` it runs one tool call through
  * the runtime and prints its result, as a model would get it.
@@ -67,7 +67,11 @@ const list = Effect.gen(function*() {
     rows.push([
       server.name,
       style.green("started"),
-      `${server.tools.length} tools${status.confinement === undefined ? "" : `, ${status.confinement}`}`
+      [
+        `${server.tools.length} tools`,
+        ...(status.protocol === undefined ? [] : [`MCP ${status.protocol}`]),
+        ...(status.confinement === undefined ? [] : [status.confinement])
+      ].join(", ")
     ])
   }
   for (const failure of client.failures) rows.push([failure.server, style.red("failed"), failure.message])
