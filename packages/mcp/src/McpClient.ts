@@ -28,7 +28,7 @@
  *
  * @since 0.1.0
  */
-import type { CallToolResult, Tool as McpTool, Transport } from "@modelcontextprotocol/client"
+import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/client"
 import { Client, ProtocolError, SdkError, SdkErrorCode, UnauthorizedError } from "@modelcontextprotocol/client"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Context from "effect/Context"
@@ -40,49 +40,25 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Runtime from "effect/Runtime"
-import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as JsonLines from "./JsonLines.js"
 import * as McpCallWatch from "./McpCallWatch.js"
 import * as McpConfig from "./McpConfig.js"
+import * as McpConnection from "./McpConnection.js"
+import { McpClientError } from "./McpConnection.js"
 import * as McpElicitation from "./McpElicitation.js"
 import * as McpOAuth from "./McpOAuth.js"
 import * as McpStdio from "./McpStdio.js"
-import { McpStdioTransport } from "./McpStdio.js"
 
-/**
- * What can go wrong talking to a server. The message never quotes the
- * call's arguments, and never the server's stderr.
- *
- * @since 0.1.0
- * @category errors
- */
-export class McpClientError extends Schema.TaggedError<McpClientError>()("McpClientError", {
-  server: Schema.String,
-  reason: Schema.Literal("start_failed", "closed", "timeout", "rejected", "unauthorized", "outcome_unknown"),
-  detail: Schema.String
-}) {
-  /** A crashed server restarts and a timed-out one is checked on the next call: trying again can help. */
-  get retryable(): boolean {
-    return this.reason !== "rejected" && this.reason !== "unauthorized" && this.reason !== "outcome_unknown"
-  }
-  override get message() {
-    switch (this.reason) {
-      case "start_failed":
-        return `The MCP server "${this.server}" could not be started: ${this.detail}.`
-      case "closed":
-        return `The MCP server "${this.server}" closed the connection during the call (it exited or crashed): ${this.detail}. It is started again on the next call; a call that writes may or may not have taken effect.`
-      case "timeout":
-        return `The MCP server "${this.server}" did not answer in time: ${this.detail}.`
-      case "rejected":
-        return `The MCP server "${this.server}" rejected the call: ${this.detail}`
-      case "unauthorized":
-        return `The MCP server "${this.server}" refused our client's authorization: ${this.detail}.`
-      case "outcome_unknown":
-        return `The outcome of this call to the MCP server "${this.server}" is unknown: ${this.detail}, and the server may have run the tool. It was not sent again, because the tool is not read-only and sending it again could run it twice. Check whether it took effect before calling it again.`
-    }
-  }
-}
+export {
+  /**
+   * What can go wrong talking to a server (defined in `McpConnection`).
+   *
+   * @since 0.1.0
+   * @category errors
+   */
+  McpClientError
+} from "./McpConnection.js"
 
 /**
  * A progress notification of a running call.
@@ -234,13 +210,6 @@ export interface Service {
  */
 export class McpClient extends Context.Tag("@tool-runtime/mcp/McpClient")<McpClient, Service>() {}
 
-interface Connection {
-  readonly client: Client
-  readonly transport: Transport
-  readonly pid: () => number | undefined
-  closed: boolean
-}
-
 let sharedRedactor: Redactor.Service | undefined
 /** The default rules, compiled once, when the application provides no `Redactor`. */
 const defaultRedactor = (): Redactor.Service => sharedRedactor ??= Redactor.make()
@@ -255,107 +224,6 @@ const describe = (error: unknown): string =>
  * @category logging
  */
 export const lineSplitter = JsonLines.logLines
-
-const makeTransport = (
-  config: McpConfig.Server,
-  launch: McpStdio.Confined | undefined,
-  onStderr: (line: string) => void,
-  oauth: McpOAuth.Provider | undefined
-): { readonly transport: Transport; readonly pid: () => number | undefined } => {
-  if (McpConfig.isStdio(config)) {
-    if (launch === undefined) throw new Error("a stdio server needs its launch")
-    // Its stderr is piped, never inherited: a server's stderr must not reach
-    // a terminal or a protocol stream of ours.
-    const transport = new McpStdioTransport({
-      command: launch.command,
-      args: launch.args,
-      env: McpStdio.definedOnly(launch.env),
-      replaceEnvironment: true,
-      cwd: launch.cwd,
-      inheritFiles: launch.inheritFiles,
-      maxMessageBytes: config.maxMessageBytes
-    })
-    const lines = lineSplitter(onStderr)
-    transport.stderr.on("data", (chunk: Buffer | string) => lines.push(chunk.toString()))
-    transport.stderr.on("end", lines.flush)
-    return { transport, pid: () => transport.pid }
-  }
-  const transport = new McpCallWatch.WatchedHttpTransport(new URL(config.url), {
-    ...(config.headers === undefined ? {} : { requestInit: { headers: { ...config.headers } } }),
-    ...(oauth === undefined ? {} : { fetch: McpOAuth.authorizedFetch(oauth) })
-  })
-  return { transport, pid: () => undefined }
-}
-
-/** Which revisions the SDK may speak with a server. */
-const negotiation = (config: McpConfig.Server, legacyOnly: boolean): "legacy" | "auto" | { readonly pin: string } => {
-  switch (config.protocol) {
-    case "2025-11-25":
-      return "legacy"
-    case "2026-07-28":
-      return { pin: "2026-07-28" }
-    default:
-      return legacyOnly ? "legacy" : "auto"
-  }
-}
-
-/**
- * Stopping a server waits for it a little (the SDK closes stdin, then
- * escalates to SIGTERM and SIGKILL), never forever. A server that failed or
- * hung gets SIGTERM at once: it has shown it will not shut down by itself.
- */
-const close = (connection: Connection, options?: { readonly force?: boolean }): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    connection.closed = true
-    // The whole group: the server leads one of its own (see McpStdio).
-    if (options?.force === true && connection.transport instanceof McpStdioTransport) {
-      connection.transport.signal("SIGTERM")
-    }
-    // Until its handshake is done the client does not hold the transport (2026-07-28's probe runs on it
-    // alone), so closing the client would leave the transport and the probe's timer running.
-    return Effect.tryPromise(() =>
-      connection.client.transport === undefined ? connection.transport.close() : connection.client.close()
-    ).pipe(
-      // Called from finalizers, which are uninterruptible: without this the
-      // bound would wait for the promise anyway.
-      Effect.interruptible,
-      Effect.timeout("6 seconds"),
-      Effect.ignore
-    )
-  })
-
-const maxListPages = 100
-
-const listTools = (
-  name: string,
-  client: Client,
-  timeoutMillis: number,
-  describeError: (error: unknown) => string
-) => {
-  const page = (
-    cursor: string | undefined,
-    acc: ReadonlyArray<McpTool>,
-    pages: number
-  ): Effect.Effect<ReadonlyArray<McpTool>, McpClientError> =>
-    Effect.tryPromise({
-      try: (signal) =>
-        client.listTools(cursor === undefined ? undefined : { cursor }, { signal, timeout: timeoutMillis }),
-      catch: (error) =>
-        new McpClientError({
-          server: name,
-          reason: "start_failed",
-          detail: `listing its tools failed: ${describeError(error)}`
-        })
-    }).pipe(
-      Effect.flatMap((result) => {
-        const tools = [...acc, ...result.tools]
-        return result.nextCursor === undefined || pages >= maxListPages
-          ? Effect.succeed(tools)
-          : page(result.nextCursor, tools, pages + 1)
-      })
-    )
-  return page(undefined, [], 1)
-}
 
 /**
  * Starts one server, lists its tools, and keeps it running (restarting it
@@ -409,7 +277,7 @@ export const connect = (
         )
       )))
 
-    let current: Connection | undefined
+    let current: McpConnection.Connection | undefined
     let starts = 0
     let tools: ReadonlyArray<McpTool> = []
     const listeners = new Set<() => void>()
@@ -424,7 +292,7 @@ export const connect = (
         }
         relisting = true
         again = false
-        return listTools(name, client, startupMillis, scrubbed).pipe(
+        return McpConnection.listTools(name, client, startupMillis, scrubbed).pipe(
           Effect.matchEffect({
             onFailure: (error) =>
               Effect.logWarning(`its tools changed, but listing them again failed: ${error.message}`),
@@ -450,7 +318,7 @@ export const connect = (
     // Set when a stdio server closed on being asked which revision it speaks: it gets 2025-11-25 from then on.
     let legacyOnly = false
     let probeClosed = false
-    const start: Effect.Effect<Connection, McpClientError> = Effect.flatMap(
+    const start: Effect.Effect<McpConnection.Connection, McpClientError> = Effect.flatMap(
       McpConfig.isStdio(config)
         ? Effect.tap(
           Effect.mapError(
@@ -472,13 +340,15 @@ export const connect = (
           })
         )
     )
-    const startWith = (launch: McpStdio.Confined | undefined): Effect.Effect<Connection, McpClientError> => {
+    const startWith = (
+      launch: McpStdio.Confined | undefined
+    ): Effect.Effect<McpConnection.Connection, McpClientError> => {
       // The last words of this process, not of one before it.
       lastLines.length = 0
-      const { pid, transport } = makeTransport(config, launch, onStderr, oauth)
+      const { pid, transport } = McpConnection.makeTransport(config, launch, onStderr, oauth)
       const client = new Client(clientInfo, {
         capabilities: McpElicitation.capabilities,
-        versionNegotiation: { mode: negotiation(config, legacyOnly) },
+        versionNegotiation: { mode: McpConnection.negotiation(config, legacyOnly) },
         // A 2026-07-28 server announces changes on a subscription the SDK opens; a 2025 one by notification.
         listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => log(relist(client)) } }
       })
@@ -486,7 +356,7 @@ export const connect = (
       client.setNotificationHandler("notifications/tools/list_changed", () => {
         log(relist(client))
       })
-      const connection: Connection = { client, transport, pid, closed: false }
+      const connection: McpConnection.Connection = { client, transport, pid, closed: false }
       client.onclose = () => {
         connection.closed = true
       }
@@ -522,7 +392,7 @@ export const connect = (
               detail: `no answer to the handshake within ${handshakeMillis} ms`
             })
         }),
-        Effect.onExit((exit) => Exit.isFailure(exit) ? close(connection, { force: true }) : Effect.void),
+        Effect.onExit((exit) => Exit.isFailure(exit) ? McpConnection.close(connection, { force: true }) : Effect.void),
         Effect.map(() => {
           starts++
           suspect = false
@@ -532,7 +402,7 @@ export const connect = (
       )
     }
 
-    const ensure: Effect.Effect<Connection, McpClientError> = lock.withPermits(1)(Effect.suspend(() => {
+    const ensure: Effect.Effect<McpConnection.Connection, McpClientError> = lock.withPermits(1)(Effect.suspend(() => {
       const connection = current
       if (connection === undefined || connection.closed) {
         return Effect.zipRight(
@@ -556,14 +426,14 @@ export const connect = (
         Effect.catchAll(() =>
           Effect.logWarning("MCP server did not answer a ping after a call was abandoned; restarting it").pipe(
             Effect.annotateLogs({ mcpServer: name }),
-            Effect.zipRight(close(connection, { force: true })),
+            Effect.zipRight(McpConnection.close(connection, { force: true })),
             Effect.zipRight(start)
           )
         )
       )
     }))
 
-    const classify = (connection: Connection, error: unknown): McpClientError => {
+    const classify = (connection: McpConnection.Connection, error: unknown): McpClientError => {
       if (error instanceof UnauthorizedError) {
         return new McpClientError({ server: name, reason: "unauthorized", detail: scrubbed(error) })
       }
@@ -646,10 +516,12 @@ export const connect = (
     }
 
     const first = yield* start
-    tools = yield* listTools(name, first.client, startupMillis, scrubbed).pipe(
-      Effect.onError(() => close(first))
+    tools = yield* McpConnection.listTools(name, first.client, startupMillis, scrubbed).pipe(
+      Effect.onError(() => McpConnection.close(first))
     )
-    yield* Effect.addFinalizer(() => Effect.suspend(() => current === undefined ? Effect.void : close(current)))
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => current === undefined ? Effect.void : McpConnection.close(current))
+    )
 
     return {
       name,

@@ -9,6 +9,8 @@ export * as McpClient from "./McpClient.js"
 /** @since 0.1.0 */
 export * as McpConfig from "./McpConfig.js"
 /** @since 0.4.0 */
+export * as McpConnection from "./McpConnection.js"
+/** @since 0.4.0 */
 export * as McpElicitation from "./McpElicitation.js"
 /** @since 0.4.0 */
 export * as McpHttpServer from "./McpHttpServer.js"
