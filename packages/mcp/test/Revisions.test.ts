@@ -12,6 +12,7 @@ import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
 import * as McpClient from "../src/McpClient.js"
 import * as McpConfig from "../src/McpConfig.js"
 import * as McpTools from "../src/McpTools.js"
@@ -144,6 +145,65 @@ describe("MCP revisions", { timeout: 60_000 }, () => {
         }).pipe(Effect.provide(runtimeOf({ modern: { url: server.url, trusted: true } })))
       ))
   }
+
+  it.live(
+    "law, over 40 random turns with answers lost at random: one result per call in order, every write ran exactly once, a lost read twice",
+    () =>
+      withModern((server) =>
+        Effect.gen(function*() {
+          const runtime = yield* ToolRuntime.ToolRuntime
+          const losses = [undefined, "stream", "connection"] as const
+          let appends = 0
+          let counts = 0
+          let lostCounts = 0
+          for (let turn = 0; turn < 40; turn++) {
+            const size = yield* Random.nextIntBetween(1, 4)
+            const calls: Array<{ readonly id: string; readonly name: string; readonly input: unknown }> = []
+            for (let index = 0; index < size; index++) {
+              const write = yield* Random.nextBoolean
+              calls.push(
+                write
+                  ? { id: `${turn}.${index}`, name: "mcp__modern__append", input: { line: `${turn}.${index}` } }
+                  : { id: `${turn}.${index}`, name: "mcp__modern__count", input: {} }
+              )
+            }
+            // The next call to each tool loses its answer, or not.
+            const lostAppend = losses[yield* Random.nextIntBetween(0, 3)]
+            const lostCount = losses[yield* Random.nextIntBetween(0, 3)]
+            if (lostAppend !== undefined) server.lose.set("append", lostAppend)
+            if (lostCount !== undefined) server.lose.set("count", lostCount)
+            const results = yield* runtime.runTurn(calls).pipe(Servers.within(20_000, `turn ${turn}`))
+            assert.deepStrictEqual(results.map((result) => result.callId), calls.map((call) => call.id))
+            let appendLost = lostAppend !== undefined
+            let countLost = lostCount !== undefined
+            for (const [index, call] of calls.entries()) {
+              const text = ToolResult.text(results[index]!)
+              if (call.name === "mcp__modern__append") {
+                appends++
+                if (appendLost) assert.match(text, /is unknown/)
+                else assert.include(text, `appended ${call.id}`)
+                appendLost = false
+              } else {
+                counts++
+                if (countLost) lostCounts++
+                countLost = false
+                assert.isFalse(results[index]!.isError, text)
+              }
+            }
+            // A loss armed for a tool the turn did not call waits for the next turn's call: disarm it.
+            server.lose.clear()
+          }
+          assert.strictEqual(server.runs.get("append") ?? 0, appends)
+          assert.strictEqual(server.runs.get("count") ?? 0, counts + lostCounts)
+          assert.isAbove(lostCounts, 0)
+          assert.isAbove(appends, 0)
+        }).pipe(
+          Effect.withRandom(Random.make("revisions-law")),
+          Effect.provide(runtimeOf({ modern: { url: server.url, trusted: true } }))
+        )
+      ),
+    120_000
+  )
 
   it.live("an untrusted server's read-only claim does not make a lost call safe to send again", () =>
     withModern((server) =>
