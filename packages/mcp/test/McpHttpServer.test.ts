@@ -6,6 +6,10 @@
  * before a session exists or a tool runs.
  */
 import { assert, describe, it } from "@effect/vitest"
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2
+} from "@modelcontextprotocol/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -207,6 +211,25 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       yield* server.close
     }))
 
+  it.scopedLive("answers the SDK v2's negotiating client, which falls back to 2025-11-25", () =>
+    Effect.gen(function*() {
+      const server = yield* served()
+      const client = new ClientV2({ name: "sdk-v2-test", version: "1.0.0" }, {
+        versionNegotiation: { mode: "auto" }
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => client.connect(new StreamableHTTPClientTransportV2(new URL(server.url)))),
+        () => Effect.promise(() => client.close())
+      )
+      assert.strictEqual(client.getNegotiatedProtocolVersion(), "2025-11-25")
+      const result = yield* Effect.promise(() =>
+        client.callTool({ name: "lookup_customer", arguments: { customerId: "C-3" } })
+      )
+      assert.include(JSON.stringify(result.content), "customer C-3")
+      assert.notInclude(JSON.stringify(result.content), secret.slice(4, 12))
+      yield* server.close
+    }))
+
   it.scopedLive("sends the call's log lines to the client, redacted, at the level it set, before the result", () =>
     Effect.gen(function*() {
       const server = yield* served()
@@ -321,10 +344,18 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       const config = McpConfig.make({
         http: { url: server.url, headers: { authorization: `Bearer ${Redacted.value(token)}` } }
       })
-      const result = yield* Effect.gen(function*() {
+      const { protocol, result } = yield* Effect.gen(function*() {
         const runtime = yield* ToolRuntime.ToolRuntime
-        return yield* runtime.runCall({ id: "c1", name: "mcp__http__lookup_customer", input: { customerId: "C-2" } })
-      }).pipe(Effect.provide(McpTools.layerRuntime([]).pipe(Layer.provide(McpClient.layer(config)))))
+        // Our client asks for 2026-07-28 first; this server answers in 2025-11-25.
+        const { protocol } = yield* (yield* McpClient.McpClient).servers[0]!.status
+        const result = yield* runtime.runCall({
+          id: "c1",
+          name: "mcp__http__lookup_customer",
+          input: { customerId: "C-2" }
+        })
+        return { protocol, result }
+      }).pipe(Effect.provide(McpTools.layerRuntime([]).pipe(Layer.provideMerge(McpClient.layer(config)))))
+      assert.strictEqual(protocol, "2025-11-25")
       assert.isFalse(result.isError, ToolResult.text(result))
       assert.include(ToolResult.text(result), "customer C-2")
       assert.notInclude(ToolResult.text(result), secret.slice(4, 12))
