@@ -128,8 +128,9 @@ const executes = (call: GeneratedCall) =>
 
 const expectedCode = (call: GeneratedCall): string | undefined => {
   if (call.target !== "read" && call.target !== "write") {
+    // "malformed" arguments are JSON cut short: a call the output limit cut off.
     return call.args === "malformed"
-      ? "malformed_arguments"
+      ? "truncated_arguments"
       : call.args === "not-object"
       ? "invalid_input"
       : "unknown_tool"
@@ -138,7 +139,7 @@ const expectedCode = (call: GeneratedCall): string | undefined => {
     case "invalid":
       return "invalid_arguments"
     case "malformed":
-      return "malformed_arguments"
+      return "truncated_arguments"
     case "not-object":
       return "invalid_input"
   }

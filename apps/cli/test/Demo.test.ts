@@ -84,7 +84,7 @@ describe("tool-runtime demo", () => {
       "Did you mean \"query_ticket\"?",
       /reply_to_customer\s+code: invalid_arguments\s+retryable: yes/,
       "- message: is required but missing",
-      /search_knowledge_base\s+code: malformed_arguments\s+retryable: yes/,
+      /search_knowledge_base\s+code: truncated_arguments\s+retryable: yes/,
       /close_ticket\s+code: rule_violation\s+retryable: yes/,
       "has no reply to the customer yet",
       /close_ticket\s+ok/

@@ -31,6 +31,7 @@ export interface Parsed {
 export type ParseError =
   | ToolError.MalformedCall
   | ToolError.MalformedArguments
+  | ToolError.TruncatedArguments
   | ToolError.InvalidInput
   | ToolError.InputTooLarge
 
@@ -58,6 +59,9 @@ export const toolNameOf = (call: unknown): string => {
 const kindOf = (u: unknown): string =>
   u === null ? "null" : Array.isArray(u) ? "an array" : typeof u === "string" ? "a string" : `a ${typeof u}`
 
+// What the model is told of arguments whose JSON stops early: most often the output limit cut them.
+const endsEarly = "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
+
 /**
  * Describes a JSON syntax error without quoting the input (it may hold
  * secrets): where it is, and the common cause.
@@ -67,15 +71,11 @@ const kindOf = (u: unknown): string =>
  */
 export const describeJsonError = (text: string, error: unknown): string => {
   const message = error instanceof Error ? error.message : ""
-  if (/unexpected end/i.test(message) || /unterminated string/i.test(message)) {
-    return "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
-  }
+  if (/unexpected end/i.test(message) || /unterminated string/i.test(message)) return endsEarly
   // V8 quotes the input in some messages: only a position it states at the end is its own.
   const position = /at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(message)
   // A position at the very end means the text stopped where more was expected.
-  if (position !== null && Number(position[1]) >= text.trimEnd().length) {
-    return "the JSON ends before it is complete (a closing brace, bracket or quote is missing)"
-  }
+  if (position !== null && Number(position[1]) >= text.trimEnd().length) return endsEarly
   if (position !== null) {
     const offset = Number(position[1])
     const before = text.slice(0, offset)
@@ -216,6 +216,16 @@ const parseCall = (call: unknown, maxInputChars: number): Either.Either<Parsed, 
   if (typeof toolName !== "string" || toolName.length === 0) {
     return Either.left(new ToolError.MalformedCall({ reason: "the call names no tool" }))
   }
+  // The provider said the response stopped inside this call: whatever its arguments hold, they are not all of it.
+  const truncated = call.truncated
+  if (typeof truncated === "string" && truncated !== "") {
+    return Either.left(
+      new ToolError.TruncatedArguments({
+        toolName,
+        cause: `the response stopped at the model's output limit (${ForeignText.printable(truncated)})`
+      })
+    )
+  }
   let input: unknown = call.input
   if (typeof input === "string") {
     if (input.length > maxInputChars) {
@@ -226,8 +236,11 @@ const parseCall = (call: unknown, maxInputChars: number): Either.Either<Parsed, 
       try {
         input = JSON.parse(input)
       } catch (error) {
+        const reason = describeJsonError(input as string, error)
         return Either.left(
-          new ToolError.MalformedArguments({ toolName, reason: describeJsonError(input as string, error) })
+          reason === endsEarly
+            ? new ToolError.TruncatedArguments({ toolName, cause: "its JSON ends mid-value" })
+            : new ToolError.MalformedArguments({ toolName, reason })
         )
       }
       // JSON.parse itself copes with any depth; the walk runs only when the

@@ -19,6 +19,10 @@ export class ToolCall extends Schema.Class<ToolCall>("@tool-runtime/core/ToolCal
   name: Schema.String.annotations({ description: "The name of the tool, exactly as registered." }),
   input: Schema.Unknown.annotations({
     description: "The arguments: a JSON object, or a string holding one."
+  }),
+  truncated: Schema.optional(Schema.String).annotations({
+    description:
+      "Set by a provider codec when the response stopped in the middle of this call (the reason, e.g. max_tokens): the call is not run."
   })
 }) {}
 
@@ -33,6 +37,14 @@ export interface Input {
   readonly id: string
   readonly name: string
   readonly input: unknown
+  /**
+   * Why the call was cut off before its end, when the provider says so (its
+   * response stopped at the output limit in the middle of this call): such a
+   * call is answered `truncated_arguments`, never run.
+   *
+   * @since 0.4.0
+   */
+  readonly truncated?: string | undefined
 }
 
 /**

@@ -23,6 +23,7 @@ import * as ForeignText from "./ForeignText.js"
 export type Code =
   | "malformed_call"
   | "malformed_arguments"
+  | "truncated_arguments"
   | "invalid_input"
   | "input_too_large"
   | "unknown_tool"
@@ -93,6 +94,30 @@ export class MalformedArguments extends Schema.TaggedError<MalformedArguments>()
   }
   override get message() {
     return `The arguments for ${printableName(this.toolName)} are not valid JSON: ${this.reason}.`
+  }
+}
+
+/**
+ * The call was cut off before its end: the provider stopped the response at
+ * the model's output limit in the middle of it (`max_tokens`, `length`), or
+ * its arguments' JSON ends mid-value. Such a call is never run, not even
+ * "repaired": what a cut-off write would do is not what the model meant.
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class TruncatedArguments extends Schema.TaggedError<TruncatedArguments>()("TruncatedArguments", {
+  toolName: Schema.String,
+  cause: Schema.String
+}) implements Describe {
+  readonly code = "truncated_arguments" as const
+  readonly retryable = true
+  readonly outcomeUnknown = false
+  get hint() {
+    return "Send this call again, complete and smaller: split a large value across several calls (for a file, write the first part, then append the rest)."
+  }
+  override get message() {
+    return `The call to ${printableName(this.toolName)} was cut off before its end (${this.cause}), so it was not run.`
   }
 }
 
@@ -497,6 +522,7 @@ export class DuplicateCallId extends Schema.TaggedError<DuplicateCallId>()("Dupl
 export type ToolError =
   | MalformedCall
   | MalformedArguments
+  | TruncatedArguments
   | InvalidInput
   | InputTooLarge
   | UnknownTool
@@ -516,6 +542,7 @@ export type ToolError =
 const tags: ReadonlySet<string> = new Set<ToolError["_tag"]>([
   "MalformedCall",
   "MalformedArguments",
+  "TruncatedArguments",
   "InvalidInput",
   "InputTooLarge",
   "UnknownTool",

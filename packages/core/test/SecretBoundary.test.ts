@@ -206,7 +206,7 @@ const callOf = (p: Plan, index: number) => {
 
 const expectedCode: Record<Kind, string | undefined> = {
   "unknown-name": "unknown_tool",
-  "unknown-name-malformed": "malformed_arguments",
+  "unknown-name-malformed": "truncated_arguments",
   "bad-value": "invalid_arguments",
   "bad-key": "invalid_arguments",
   echo: undefined,
@@ -217,7 +217,8 @@ const expectedCode: Record<Kind, string | undefined> = {
   dump: undefined,
   deny: "permission_denied",
   rule: "rule_violation",
-  "malformed-json": "malformed_arguments",
+  // JSON cut short: read as a call the output limit cut off.
+  "malformed-json": "truncated_arguments",
   progress: undefined,
   document: undefined
 }

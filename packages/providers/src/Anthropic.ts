@@ -50,6 +50,8 @@ const blockKinds = {
 } as const satisfies Record<AnthropicWire.BlockType, Kind>
 
 const message = Wire.fields<AnthropicWire.Message>()
+// The stop reasons of a response that ended before the model finished.
+const cutOff: ReadonlySet<string> = new Set(["max_tokens", "model_context_window_exceeded"])
 const toolUse = Wire.fields<AnthropicWire.ToolUseBlockParam>()
 const toolResultField = Wire.fields<AnthropicWire.ToolResultBlockParam>()
 const textField = Wire.fields<AnthropicWire.TextBlockParam>()
@@ -104,6 +106,13 @@ export const decodeCalls = (payload: unknown): Decoded => {
       const toolset = toolUse(block, "toolset_name")
       if (typeof toolset === "string") toolsets.set(id, toolset)
     })
+    // A response cut at the output limit while writing a call: its input is whatever had arrived.
+    const stop = Wire.isRecord(payload) ? message(payload, "stop_reason") : undefined
+    const last = Array.isArray(content) ? content.at(-1) : undefined
+    if (
+      typeof stop === "string" && cutOff.has(stop) && Wire.isRecord(last) && typeof last.type === "string" &&
+      Wire.lookup<string, Kind>(blockKinds, last.type) === "call" && toolUse(last, "id") === collector.calls.at(-1)?.id
+    ) collector.cutLast(stop)
   }
   return { ...collector.done(), toolsets }
 }

@@ -49,6 +49,8 @@ export type BlockType =
 export interface Message {
   readonly role: "user" | "assistant"
   readonly content: string | ReadonlyArray<{ readonly type: BlockType }>
+  /** A response's: `max_tokens` when it stopped at the output limit. */
+  readonly stop_reason?: string | null
 }
 
 /**

@@ -58,6 +58,7 @@ const partKinds = {
 
 const responseField = Wire.fields<GeminiWire.GenerateContentResponse>()
 const candidateField = Wire.fields<GeminiWire.Candidate>()
+const candidateEnd = Wire.fields<GeminiWire.CandidateEnd>()
 const contentField = Wire.fields<GeminiWire.Content>()
 const partField = Wire.fields<GeminiWire.Part>()
 const callField = Wire.fields<GeminiWire.FunctionCall>()
@@ -87,6 +88,7 @@ export const decodeCalls = (payload: unknown): Decoded => {
   const collector = new Wire.Collector("gemini")
   let parts: unknown = payload
   let path = ""
+  let finish: unknown
   if (Wire.isRecord(payload)) {
     let content: unknown = payload
     path = "parts"
@@ -98,6 +100,7 @@ export const decodeCalls = (payload: unknown): Decoded => {
         return { ...collector.done(), positional: new Set() }
       }
       content = Wire.isRecord(first) ? candidateField(first, "content") : first
+      finish = Wire.isRecord(first) ? candidateEnd(first, "finishReason") : undefined
       path = "candidates[0].content.parts"
     } else if (contentField(payload, "parts") === undefined && contentField(payload, "role") === undefined) {
       collector.issue("", "expected a GenerateContentResponse, a Content or its parts")
@@ -141,6 +144,9 @@ export const decodeCalls = (payload: unknown): Decoded => {
     }
     collector.call(id, call.name, call.args)
   }
+  // Stopped at the output limit while writing its last part, a call.
+  const last: unknown = Array.isArray(parts) ? parts.at(-1) : undefined
+  if (finish === "MAX_TOKENS" && Wire.isRecord(last) && Object.hasOwn(last, "functionCall")) collector.cutLast(finish)
   return { ...collector.done(), positional }
 }
 

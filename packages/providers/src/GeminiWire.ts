@@ -119,6 +119,17 @@ export interface Candidate {
 }
 
 /**
+ * Why a candidate's turn ended, read apart from `Candidate` (the SDK types
+ * it as an enum): `MAX_TOKENS` when it stopped at the output limit.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface CandidateEnd {
+  readonly finishReason?: string
+}
+
+/**
  * A response as the decoder reads it: its first candidate's turn.
  *
  * @since 0.2.0

@@ -58,10 +58,12 @@ export const decodeCalls = (payload: unknown, options?: DecodeOptions): Wire.Dec
   const collector = new Wire.Collector("openai-chat")
   let message: unknown = payload
   let path = ""
+  let finish: unknown
   if (Wire.isRecord(payload) && Array.isArray(completion(payload, "choices"))) {
     const choices = completion(payload, "choices") as ReadonlyArray<unknown>
     const first = choices[0]
     message = Wire.isRecord(first) ? choiceField(first, "message") : undefined
+    finish = Wire.isRecord(first) ? choiceField(first, "finish_reason") : undefined
     path = "choices[0].message."
   }
   if (!Wire.isRecord(message)) {
@@ -93,6 +95,8 @@ export const decodeCalls = (payload: unknown, options?: DecodeOptions): Wire.Dec
     const args = Wire.isRecord(fn) ? functionField(fn, "arguments") : undefined
     collector.call(id, name, StrictSchema.restoreArguments(options?.tools, name, args))
   })
+  // Stopped at the output limit: the last call is the one it stopped in (calls come after any text).
+  if (finish === "length") collector.cutLast(finish)
   return collector.done()
 }
 

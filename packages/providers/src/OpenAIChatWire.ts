@@ -40,6 +40,8 @@ export interface ChatCompletionMessage {
  */
 export interface ChatCompletionChoice {
   readonly message: ChatCompletionMessage
+  /** `length` when the response stopped at the output limit. */
+  readonly finish_reason?: string | null
 }
 
 /**

@@ -5,7 +5,8 @@
  *
  * Arguments are handed to the runtime as the string the model wrote: the
  * core parses it and answers `malformed_arguments` (paired by `call_id`)
- * when it is not JSON. Only for strict tools with optional fields is the
+ * when it is not JSON, `truncated_arguments` when it stops mid-value or the
+ * response stopped at the output limit inside the call. Only for strict tools with optional fields is the
  * string parsed here, to remove the nulls strict mode made the model send.
  *
  * The shapes are this package's own, in `OpenAIResponsesWire`, held to the
@@ -138,9 +139,20 @@ export const decodeCalls = (payload: unknown, options?: DecodeOptions): Decoded 
     if (!Wire.isId(id)) return collector.issue(at, Wire.missingId("call_id"))
     const name = functionCall(item, "name")
     collector.call(id, name, StrictSchema.restoreArguments(options?.tools, name, functionCall(item, "arguments")))
+    if (functionCall(item, "status") === "incomplete") collector.cutLast("incomplete")
     const caller = readCaller(functionCall(item, "caller"))
     if (caller !== undefined) callers.set(id, caller)
   })
+  // A response that stopped early (the output limit) in the middle of its last item, a call.
+  if (Wire.isRecord(payload) && response(payload, "status") === "incomplete" && Array.isArray(items)) {
+    const details = response(payload, "incomplete_details")
+    const reason = Wire.isRecord(details) && typeof details.reason === "string" ? details.reason : "incomplete"
+    const last: unknown = items.at(-1)
+    if (
+      Wire.isRecord(last) && last.type === "function_call" &&
+      functionCall(last, "call_id") === collector.calls.at(-1)?.id
+    ) collector.cutLast(reason)
+  }
   return { ...collector.done(), callers }
 }
 

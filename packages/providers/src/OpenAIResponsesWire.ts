@@ -62,6 +62,9 @@ export type ItemType =
  */
 export interface Response {
   readonly output: ReadonlyArray<{ readonly type: ItemType }>
+  /** `incomplete` when it stopped early, `incomplete_details.reason` saying why. */
+  readonly status?: string
+  readonly incomplete_details?: { readonly reason?: string } | null
 }
 
 /**
@@ -103,6 +106,8 @@ export interface ResponseFunctionToolCall {
   readonly name: string
   readonly arguments: string
   readonly caller?: Caller | null
+  /** `incomplete` for a call the response stopped in. */
+  readonly status?: "in_progress" | "completed" | "incomplete"
 }
 
 /**

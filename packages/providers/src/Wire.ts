@@ -31,7 +31,9 @@ import * as ProviderError from "./ProviderError.js"
  * that are not JSON or not an object, a missing tool name: the core runtime
  * answers each with an error result paired to the call's id
  * (`duplicate_call_id`, `malformed_arguments`, `invalid_input`,
- * `malformed_call`), so the model learns what was wrong.
+ * `malformed_call`), so the model learns what was wrong. A call the response
+ * stopped in (the output limit: `max_tokens`, `length`, `incomplete`,
+ * `MAX_TOKENS`) is marked `truncated` and answered `truncated_arguments`.
  *
  * @since 0.1.0
  * @category models
@@ -148,6 +150,16 @@ export class Collector {
 
   issue(path: string, problem: string): void {
     this.issues.push({ path, problem })
+  }
+
+  /**
+   * The response stopped in the middle of the last call read (its provider
+   * says why, as `reason`): that call is answered `truncated_arguments`,
+   * never run.
+   */
+  cutLast(reason: string): void {
+    const last = this.calls.at(-1)
+    if (last !== undefined) this.calls[this.calls.length - 1] = { ...last, truncated: reason }
   }
 
   /** Reads a list of items, reporting a payload that is not one. */

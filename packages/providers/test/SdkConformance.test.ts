@@ -209,6 +209,7 @@ holds<Conforms<GeminiWire.Tool, Genai.Tool>>()
 // Read.
 holds<Same<GeminiWire.PartField, keyof Genai.Part>>()
 holds<Conforms<GeminiWire.Candidate, Genai.Candidate>>()
+holds<Named<GeminiWire.CandidateEnd, Genai.Candidate>>()
 // A class with getters: what the decoder reads of it is its field names.
 holds<Named<GeminiWire.GenerateContentResponse, Genai.GenerateContentResponse>>()
 

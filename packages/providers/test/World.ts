@@ -142,7 +142,7 @@ const inputFor = (name: string, args: Args, objectsOnly: boolean): unknown =>
     ? validInput(name)
     : args === "invalid" || objectsOnly
     ? { bogus: 1 }
-    : "{\"location\": \"Par"
+    : "{'location': 'Paris'}"
 
 /**
  * Turns of up to 8 calls. `objectsOnly` for formats whose arguments are

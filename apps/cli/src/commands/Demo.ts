@@ -60,7 +60,7 @@ export const turnTwo: ReadonlyArray<ToolCall.Input> = [
   { id: "toolu_01D2wE6rTy8uIo4PaS9dFg3H", name: "query_tiket", input: { ticketId: "T-1002" } },
   // A number where a string belongs and a required field left out: schema validation.
   { id: "toolu_01E5jK7lZx3cVb9NmQ1wEr6T", name: "reply_to_customer", input: { ticketId: 1002 } },
-  // Arguments cut off mid-stream: the JSON does not parse.
+  // Arguments cut off mid-stream (the output limit): never run, and the model is asked for it again, smaller.
   { id: "toolu_01F8yU2iOp4aSd6FgH7jKl9Z", name: "search_knowledge_base", input: "{\"query\": \"refund timel" },
   // Valid arguments that break a business rule: nobody answered T-1002 yet.
   { id: "toolu_01G3xC5vBn7mQw2ErT4yUi8O", name: "close_ticket", input: { ticketId: "T-1002", resolution: "resolved" } },
