@@ -149,6 +149,16 @@ export const recoverUnknownTools = (
   )
 }
 
+/** The id of the call a response ends with, if its last part (before the finish) is one. */
+const lastCallId = (content: ReadonlyArray<Response.AnyPart>): string | undefined => {
+  for (let i = content.length - 1; i >= 0; i--) {
+    const part = content[i]!
+    if (part.type === "finish" || part.type === "response-metadata") continue
+    return part.type === "tool-call" ? part.id : undefined
+  }
+  return undefined
+}
+
 // The result is the runtime's text (redacted, truncated, marked). Providers
 // write it as `JSON.stringify(result)`, a string literal: see
 // `AnthropicToolResults` for sending it to Anthropic as the text itself.
@@ -189,9 +199,16 @@ export const run = Effect.fn("AgentLoop.run")(function*(options: Options) {
       AiError.AiError
     >).pipe(Effect.catchAll((error) => recoverUnknownTools(error, toolkit)))
     prompt = Prompt.merge(prompt, Prompt.fromResponseParts(response.content))
+    // Stopped at the output limit while writing its last call: that call is not run (truncated_arguments).
+    const cut = response.finishReason === "length" ? lastCallId(response.content) : undefined
     const calls: ReadonlyArray<ToolCall.Input> = response.toolCalls
       .filter((call) => !call.providerExecuted)
-      .map((call) => ({ id: call.id, name: call.name, input: call.params }))
+      .map((call) => ({
+        id: call.id,
+        name: call.name,
+        input: call.params,
+        ...(call.id === cut ? { truncated: "length" } : {})
+      }))
     const results = calls.length === 0 ? [] : yield* runtime.runTurn(calls, options.turn)
     if (results.length > 0) {
       prompt = Prompt.merge(

@@ -94,6 +94,47 @@ describe("AgentLoop", () => {
       ])
     }).pipe(Effect.provide(Tools)))
 
+  it.effect("a reply cut at the output limit in its last call: that call is not run, the one before it is", () =>
+    Effect.gen(function*() {
+      let seen: ReadonlyArray<Prompt.ToolResultPart> = []
+      const model = yield* ScriptedModel.make([
+        [
+          ScriptedModel.toolCall("c1", "GetWeather", { city: "Lisbon" }),
+          // The limit struck while the model wrote the city: what arrived still decodes.
+          ScriptedModel.toolCall("c2", "BookTrip", { city: "Lis" }),
+          { type: "finish", reason: "length", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }
+        ],
+        (request) => {
+          seen = lastResults(request.prompt)
+          return [ScriptedModel.text("Booking again, in full.")]
+        }
+      ])
+      const result = yield* AgentLoop.run({ prompt: "Weather in Lisbon? Book me a trip." }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      const codes = result.steps[0]!.results.map((r) => r.error?.code)
+      assert.deepStrictEqual(codes, [undefined, "truncated_arguments"])
+      assert.deepStrictEqual(seen.map((part) => [part.id, part.isFailure]), [["c1", false], ["c2", true]])
+      assert.include(String(seen[1]!.result), "again, complete and smaller")
+      assert.notInclude(String(seen[1]!.result), "no seats left")
+    }).pipe(Effect.provide(Tools)))
+
+  it.effect("a reply cut at the output limit in its text, after its calls: the calls were whole, and run", () =>
+    Effect.gen(function*() {
+      const model = yield* ScriptedModel.make([
+        [
+          ScriptedModel.toolCall("c1", "GetWeather", { city: "Lisbon" }),
+          ScriptedModel.text("While that runs, let me tell you about Lis"),
+          { type: "finish", reason: "length", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }
+        ],
+        [ScriptedModel.text("It is 21 °C.")]
+      ])
+      const result = yield* AgentLoop.run({ prompt: "Weather in Lisbon?" }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      assert.deepStrictEqual(result.steps[0]!.results.map((r) => r.error?.code), [undefined])
+    }).pipe(Effect.provide(Tools)))
+
   it.effect("stops at the turn limit when the model keeps calling tools", () =>
     Effect.gen(function*() {
       const again = (n: number) => [ScriptedModel.toolCall(`c${n}`, "GetWeather", { city: "Oslo" })]
