@@ -348,10 +348,9 @@ export const execute = (
               watch.stopped === "interrupt" || watch.stopped === undefined
                 ? new ToolError.Interrupted({
                   toolName: tool.name,
-                  reason: Watchdog.isExit(outcome)
-                    ? env.interruptReason()
-                    : `${env.interruptReason()}; its cleanup did not finish in time and was abandoned`,
-                  outcomeUnknown
+                  reason: env.interruptReason(),
+                  outcomeUnknown,
+                  cleanupAbandoned: !Watchdog.isExit(outcome)
                 })
                 : new ToolError.Timeout({
                   toolName: tool.name,

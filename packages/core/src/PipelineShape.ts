@@ -269,7 +269,8 @@ export const shape = (
     code: failure.code,
     retryable: failure.retryable,
     hint: failure.hint,
-    outcomeUnknown: failure.outcomeUnknown
+    outcomeUnknown: failure.outcomeUnknown,
+    ...("stopped" in failure ? { stopped: failure.stopped } : {})
   }
   const build = (content: string, truncation?: ToolResult.Truncation, artifact?: string) => {
     const blocks: Array<ToolResult.ContentBlock> = content === "" && serialized.images.length > 0

@@ -52,7 +52,30 @@ export interface Describe {
   readonly hint: string
   /** True when a write may or may not have happened. */
   readonly outcomeUnknown: boolean
+  /**
+   * For a call that was stopped (a time limit, an interruption): `proven`
+   * when its handler was seen to end (its fiber exited, and a tool that runs
+   * processes ends only once their group is gone), `abandoned` when it did
+   * not end within the cleanup bound and may still be running.
+   *
+   * @since 0.4.0
+   */
+  readonly stopped?: Stopped | undefined
 }
+
+/**
+ * Whether a stopped call's handler was seen to end.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export type Stopped = "proven" | "abandoned"
+
+/** How a stopped call ended, in words the model reads. */
+const ending = (abandoned: boolean): string =>
+  abandoned
+    ? "it did not stop within the cleanup bound and was abandoned: it may still be running"
+    : "it has stopped: nothing of it still runs"
 
 /**
  * The call object itself is unusable: no id, no tool name.
@@ -360,10 +383,13 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
       ? unknownOutcome(this.toolName)
       : "Retry with a narrower request, or do the work in smaller steps."
   }
+  get stopped(): Stopped {
+    return this.cleanupAbandoned ? "abandoned" : "proven"
+  }
   override get message() {
-    return `${this.toolName} timed out after ${formatMillis(this.timeoutMillis)} and was stopped${
-      this.cleanupAbandoned ? " (its cleanup did not finish in time and was abandoned)" : ""
-    }.${this.detail === undefined ? "" : `\n${this.detail}`}`
+    return `${this.toolName} timed out after ${formatMillis(this.timeoutMillis)}; ${ending(this.cleanupAbandoned)}.${
+      this.detail === undefined ? "" : `\n${this.detail}`
+    }`
   }
 }
 
@@ -388,12 +414,13 @@ export class IdleTimeout extends Schema.TaggedError<IdleTimeout>()("IdleTimeout"
       ? unknownOutcome(this.toolName)
       : "The tool looked stuck; retry once, and if it stalls again try another approach."
   }
+  get stopped(): Stopped {
+    return this.cleanupAbandoned ? "abandoned" : "proven"
+  }
   override get message() {
     return `${this.toolName} reported no output or progress for ${
       formatMillis(this.idleMillis)
-    } and was stopped as stuck${
-      this.cleanupAbandoned ? " (its cleanup did not finish in time and was abandoned)" : ""
-    }.`
+    } and was stopped as stuck; ${ending(this.cleanupAbandoned)}.`
   }
 }
 
@@ -406,7 +433,8 @@ export class IdleTimeout extends Schema.TaggedError<IdleTimeout>()("IdleTimeout"
 export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted", {
   toolName: Schema.String,
   reason: Schema.String,
-  outcomeUnknown: Schema.Boolean
+  outcomeUnknown: Schema.Boolean,
+  cleanupAbandoned: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) implements Describe {
   readonly code = "interrupted" as const
   readonly retryable = false
@@ -415,8 +443,11 @@ export class Interrupted extends Schema.TaggedError<Interrupted>()("Interrupted"
       ? unknownOutcome(this.toolName)
       : "The call was stopped before it finished; run it again only if it is still needed."
   }
+  get stopped(): Stopped {
+    return this.cleanupAbandoned ? "abandoned" : "proven"
+  }
   override get message() {
-    return `${this.toolName} was interrupted while running: ${this.reason}.`
+    return `${this.toolName} was interrupted while running (${this.reason}); ${ending(this.cleanupAbandoned)}.`
   }
 }
 

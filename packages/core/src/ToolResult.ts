@@ -65,7 +65,11 @@ export const ErrorInfo = Schema.Struct({
   code: Schema.String,
   retryable: Schema.Boolean,
   hint: Schema.String,
-  outcomeUnknown: Schema.Boolean
+  outcomeUnknown: Schema.Boolean,
+  stopped: Schema.optional(Schema.Literal("proven", "abandoned")).annotations({
+    description:
+      "For a call stopped by a time limit or an interruption: proven when its handler was seen to end (and, for a tool that runs processes, their group is gone), abandoned when it did not end within the cleanup bound and may still be running."
+  })
 })
 
 /**

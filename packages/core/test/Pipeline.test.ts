@@ -698,8 +698,8 @@ describe("Pipeline.shape", () => {
         })
       ]
       const expected = [
-        { code: "timeout", retryable: false, outcomeUnknown: true },
-        { code: "timeout", retryable: true, outcomeUnknown: false },
+        { code: "timeout", retryable: false, outcomeUnknown: true, stopped: "proven" as const },
+        { code: "timeout", retryable: true, outcomeUnknown: false, stopped: "proven" as const },
         { code: "unknown_tool", retryable: true, outcomeUnknown: false },
         { code: "invalid_arguments", retryable: true, outcomeUnknown: false },
         { code: "permission_denied", retryable: false, outcomeUnknown: false },
@@ -726,7 +726,7 @@ describe("Pipeline.shape", () => {
       const result = yield* Pipeline.shape(env, undefined, "c", "reply_to_customer", failure(error), 30_000)
       assert.strictEqual(
         ToolResult.text(result),
-        "reply_to_customer timed out after 30 s and was stopped.\n" +
+        "reply_to_customer timed out after 30 s; it has stopped: nothing of it still runs.\n" +
           "reply_to_customer is not read-only and may have taken effect before it stopped: " +
           "check whether it did before calling it again."
       )

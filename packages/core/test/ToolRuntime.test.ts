@@ -353,7 +353,11 @@ describe("ToolRuntime", () => {
       yield* TestClock.adjust("1 millis")
       const result = yield* ended(fiber)
       assert.strictEqual(result.error?.code, "timeout")
-      assert.include(ToolResult.text(result), "cleanup did not finish in time")
+      assert.strictEqual(result.error?.stopped, "abandoned")
+      assert.include(
+        ToolResult.text(result),
+        "did not stop within the cleanup bound and was abandoned: it may still be running"
+      )
     }))
 
   it.effect("handler failures and defects become results; defect messages are redacted", () =>
@@ -440,7 +444,12 @@ describe("ToolRuntime", () => {
       assert.strictEqual(first!.error?.code, "interrupted")
       assert.isTrue(first!.error?.outcomeUnknown)
       assert.include(ToolResult.text(first!), "the user pressed Escape")
+      // Its finalizer ran and its fiber ended: the result may say so.
+      assert.strictEqual(first!.error?.stopped, "proven")
+      assert.include(ToolResult.text(first!), "it has stopped: nothing of it still runs")
       assert.strictEqual(second!.error?.code, "not_executed")
+      // It never started: there is nothing to have stopped.
+      assert.isUndefined(second!.error?.stopped)
       assert.include(ToolResult.text(second!), "the user pressed Escape")
     }))
 

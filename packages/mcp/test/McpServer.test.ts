@@ -145,7 +145,7 @@ describe("McpServer", () => {
         const result = yield* callTool("slow_report", {})
         assert.isTrue(result.isError)
         assert.strictEqual(errorCode(result), "timeout")
-        assert.include(text(result), "slow_report timed out after 300 ms and was stopped")
+        assert.include(text(result), "slow_report timed out after 300 ms; it has stopped: nothing of it still runs")
       }))
 
     it.effect("invalid arguments, a broken rule and an unknown tool are isError results the model can act on", () =>
