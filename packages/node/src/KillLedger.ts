@@ -146,6 +146,35 @@ const descendantsByTable = (root: number): ReadonlyArray<ProcEntry> => {
 export const escapedDescendants = (root: number, pgid: number): ReadonlyArray<ProcEntry> =>
   descendants(root).filter((entry) => entry.pgid !== pgid && entry.alive)
 
+/**
+ * The variable every unconfined command is started with, naming it: a
+ * descendant that left the tree as well as the group (`setsid -f`, a
+ * double fork, reparented to init) still carries it, and is found by it.
+ */
+export const markVariable = "TOOL_RUNTIME_PROCESS_MARK"
+
+/**
+ * Live processes whose environment holds `markVariable=mark`, other than
+ * the ones in `skip`. Reads `/proc/<pid>/environ` of every process (of this
+ * user: others cannot be read): run at stop and exit only, never per chunk.
+ * A process that emptied its environment (`env -i`) is not found.
+ */
+export const marked = (mark: string, skip: ReadonlySet<number> = new Set()): ReadonlyArray<ProcEntry> => {
+  const table = processTable()
+  if (table === undefined) return []
+  const needle = Buffer.from(`${markVariable}=${mark}\0`, "latin1")
+  const found: Array<ProcEntry> = []
+  for (const entry of table) {
+    if (!entry.alive || skip.has(entry.pid)) continue
+    const environ = attempt(() => NodeFs.readFileSync(`/proc/${entry.pid}/environ`))
+    if (environ === undefined) continue
+    const at = environ.indexOf(needle)
+    // The whole variable: at the start, or right after another's terminating NUL.
+    if (at === 0 || at > 0 && environ[at - 1] === 0) found.push(entry)
+  }
+  return found
+}
+
 /** Children of every runner not yet settled, for the process-wide hooks. */
 export const unsettled = new Set<Killable>()
 /**

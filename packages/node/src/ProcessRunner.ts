@@ -268,7 +268,10 @@ export const makeWith = (
     const lifecycle = (child: Child, drainMillis: number): Effect.Effect<void> =>
       Effect.gen(function*() {
         yield* Effect.raceFirst(Deferred.await(child.exited), Deferred.await(child.gaveUp))
-        if (child.exit !== undefined) child.reapGroup()
+        if (child.exit !== undefined) {
+          child.reapGroup()
+          yield* awaitMarked(child, child.clock.unsafeCurrentTimeMillis() + killWait)
+        }
         const drain = yield* Effect.raceAll([
           Effect.as(Deferred.await(child.pipesClosed), "closed" as const),
           Effect.as(Deferred.await(child.discarded), "discarded" as const),
@@ -279,6 +282,25 @@ export const makeWith = (
           child.destroyPipes()
         }
         yield* Deferred.succeed(child.settled, child.finish())
+      })
+
+    /**
+     * Kills, until `until` and until none is left, what carries the child's
+     * mark outside its group (one may leave the group between `reapGroup`'s
+     * scan and its SIGKILL); what is left then is counted, and the result
+     * does not claim the command stopped.
+     */
+    const awaitMarked = (child: Child, until: number, confirmed = !child.unsettledAtReap): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const left = child.killMarkedOutside()
+        if (left === 0) {
+          return confirmed ? Effect.void : Effect.zipRight(Effect.sleep(20), awaitMarked(child, until, true))
+        }
+        if (child.clock.unsafeCurrentTimeMillis() >= until) {
+          child.survivors = left
+          return Effect.void
+        }
+        return Effect.zipRight(Effect.sleep(20), awaitMarked(child, until))
       })
 
     /**

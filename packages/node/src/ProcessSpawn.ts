@@ -28,6 +28,8 @@ import {
   escapedDescendants,
   installHooks,
   liveMembers,
+  marked,
+  markVariable,
   send,
   statOf,
   unsettled
@@ -125,7 +127,11 @@ export interface Result {
   readonly escapedSignalled: number
   /** A process outside the group kept the pipes open past the drain bound; output may be missing. */
   readonly pipesForcedClosed: boolean
-  /** The child did not exit within the bound after SIGKILL (uninterruptible sleep); it is still tracked. */
+  /**
+   * The child did not exit within the bound after SIGKILL (uninterruptible
+   * sleep), or a process it started (found by its mark) was still alive
+   * then: it is still tracked, and whatever stopped it is not proven.
+   */
   readonly unkillable: boolean
   readonly durationMillis: number
   readonly stdout: Output
@@ -159,6 +165,9 @@ interface ExitStatus {
   readonly signal: NodeJS.Signals | null
 }
 
+/** How many children this process started: each child's mark is unique. */
+let marks = 0
+
 /**
  * One child process and everything the Node side knows about it. Node
  * events complete the deferreds; the Effect side only waits on them.
@@ -189,6 +198,20 @@ export class Child {
    */
   readonly escaped = new Map<number, string>()
   pipesForcedClosed = false
+  /**
+   * The value of `markVariable` this child's command runs with (unconfined
+   * only: in a PID namespace nothing can leave). Unique in this process.
+   */
+  readonly mark: string | undefined
+  /** Marked processes still alive after the final SIGKILL, when the child was settled. */
+  survivors = 0
+  /**
+   * Something of the command was still running when its leader went: one
+   * of them may be leaving the group (or be mid-`exec`, its environment
+   * unreadable) at the very moment of a scan, so the search for marked
+   * processes is confirmed by a second scan.
+   */
+  unsettledAtReap = false
   result: Result | undefined
   private readonly spills: readonly [SpillFile | undefined, SpillFile | undefined]
   private openPipes = 2
@@ -207,6 +230,7 @@ export class Child {
     private readonly registry: Set<Child>
   ) {
     const input = options.input
+    this.mark = pidNamespace ? undefined : `${process.pid}.${++marks}`
     // Throws synchronously on some errors (ENOTDIR, invalid arguments):
     // the caller wraps the constructor in `Effect.try`.
     // Descriptors 3, 4, … for the sandbox (its seccomp program), open only
@@ -220,7 +244,9 @@ export class Child {
       this.process = NodeChildProcess.spawn(launch.command, launch.args, {
         cwd: launch.cwd,
         // The whole environment: what the policy left of the runner's own, and the call's.
-        env: definedOnly(launch.env ?? {}),
+        env: this.mark === undefined
+          ? definedOnly(launch.env ?? {})
+          : { ...definedOnly(launch.env ?? {}), [markVariable]: this.mark },
         detached: true,
         stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe", ...inherited],
         windowsHide: true
@@ -327,6 +353,11 @@ export class Child {
         if (send(target, signal)) this.escaped.set(escaped.pid, escaped.start)
       }
     }
+    // Those that left the tree too (a double fork reparents them to init) carry the mark.
+    for (const escaped of this.markedOutside()) {
+      const target = escaped.pgid === escaped.pid ? -escaped.pid : escaped.pid
+      if (send(target, signal)) this.escaped.set(escaped.pid, escaped.start)
+    }
     if (signal === "SIGKILL") this.signalEscaped("SIGKILL")
     send(-this.pid, signal)
   }
@@ -352,17 +383,39 @@ export class Child {
     }
   }
 
+  /** Live processes carrying this child's mark outside its group. */
+  markedOutside(): ReadonlyArray<ProcEntry> {
+    return this.mark === undefined ? [] : marked(this.mark).filter((entry) => entry.pgid !== this.pid)
+  }
+
+  /**
+   * After the exit: SIGKILL to what carries the mark outside the group
+   * (daemons the command started with `setsid -f` do not outlive it);
+   * returns how many there were. Called again until none is left: one may
+   * leave the group between a scan and the group's SIGKILL.
+   */
+  killMarkedOutside(): number {
+    const left = this.markedOutside()
+    for (const entry of left) send(entry.pgid === entry.pid ? -entry.pid : entry.pid, "SIGKILL")
+    return left.length
+  }
+
   /** After the exit: kills what is left of the group and stops tracking it. */
   reapGroup(): void {
+    const outside = this.killMarkedOutside()
+    if (this.stopReason === undefined) this.killedAfterExit += outside
     if (this.stopReason !== undefined) {
       // Being stopped, the whole group got the signal already: kill the rest
       // at once. Counting them (a scan of every process) would only delay the result.
       send(-this.pid, "SIGKILL")
+      this.unsettledAtReap = true
     } else {
-      this.killedAfterExit += liveMembers(this.pid)
+      const members = liveMembers(this.pid)
+      this.killedAfterExit += members
       // Even when the count found nobody: a member being forked right now
       // is not in /proc yet, and the group signal reaches it all the same.
       send(-this.pid, "SIGKILL")
+      this.unsettledAtReap = members > 0 || outside > 0
     }
     // From here on the group id may be reused: never signal it again.
     this.registry.delete(this)
@@ -386,7 +439,7 @@ export class Child {
       escapedSignalled: this.escaped.size,
       confinement: this.confinement,
       pipesForcedClosed: this.pipesForcedClosed,
-      unkillable: this.exit === undefined,
+      unkillable: this.exit === undefined || this.survivors > 0,
       durationMillis: this.clock.unsafeCurrentTimeMillis() - this.startedAt,
       stdout: this.stdout.output(this.spills[0]?.info()),
       stderr: this.stderr.output(this.spills[1]?.info())

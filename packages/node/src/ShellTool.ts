@@ -539,7 +539,8 @@ const setup = (options: Options) => {
               toolName,
               timeoutMillis,
               outcomeUnknown: !readOnly,
-              cleanupAbandoned: false,
+              // Stopped means its group is gone; a process that outlived SIGKILL (uninterruptible sleep) is not.
+              cleanupAbandoned: result.unkillable,
               detail: text
             })
           )

@@ -296,14 +296,47 @@ layer(ProcessRunner.layerUnconfined, { excludeTestServices: true })("ProcessRunn
         assert.deepStrictEqual(yield* pidsDie([escaped]), [])
       }))
 
-    it.effect("after a normal exit, one that holds the pipe is not waited for beyond the drain bound", () =>
+    it.effect("after a normal exit, one that left the group and the tree is found by its mark and killed", () =>
       Effect.gen(function*() {
         const runner = yield* ProcessRunner.ProcessRunner
         const file = NodePath.join(tmp(), "pid")
+        // The child exits at once: the escapee is re-parented and holds the pipe for 30 s.
+        const result = yield* runner.run(bash(escapee(file, 30), { drainTimeout: 5_000 })).pipe(
+          within(10_000, "the call returned once the escapee was killed")
+        )
+        assert.strictEqual(result.exitCode, 0)
+        assert.isAtLeast(result.killedAfterExit, 1)
+        assert.isFalse(result.pipesForcedClosed, "killed, the escapee let go of the pipe")
+        assert.isFalse(result.unkillable)
+        assert.deepStrictEqual(yield* pidsDie([Number(NodeFs.readFileSync(file, "utf8"))]), [])
+      }))
+
+    it.effect("a re-parented one gets its SIGTERM with the group, a chance to clean up, before any SIGKILL", () =>
+      Effect.gen(function*() {
+        const runner = yield* ProcessRunner.ProcessRunner
+        const file = NodePath.join(tmp(), "term")
+        const ready = NodePath.join(tmp(), "ready")
+        // setsid -f: re-parented at once, out of the tree; it writes when SIGTERM reaches it.
+        const command = `setsid -f bash -c 'trap "echo got-term > ${file}; exit 0" TERM; touch ${ready}; ` +
+          `while :; do sleep 0.05; done'; while [ ! -e ${ready} ]; do sleep 0.01; done; sleep 30`
+        const result = yield* runner.run(bash(command, { timeout: 800, killGrace: 1_000 })).pipe(
+          within(15_000, "the call ended at its limit")
+        )
+        assert.strictEqual(result.stopped, "timeout")
+        yield* waitUntil(() => NodeFs.existsSync(file), "the escapee's trap ran", 5_000)
+        assert.strictEqual(NodeFs.readFileSync(file, "utf8"), "got-term\n")
+      }))
+
+    it.effect("after a normal exit, one that emptied its environment (no mark) is not waited for beyond the drain bound", () =>
+      Effect.gen(function*() {
+        const runner = yield* ProcessRunner.ProcessRunner
+        const file = NodePath.join(tmp(), "pid")
+        const unmarked = `setsid env -i bash -c 'echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 30' & ` +
+          `while [ ! -e ${file} ]; do sleep 0.01; done`
         // The escapee holds the pipe for 30 s: a result long before that came at the drain bound.
-        const result = yield* runner.run(bash(escapee(file, 30), { drainTimeout: 300 })).pipe(
+        const result = yield* runner.run(bash(unmarked, { drainTimeout: 300 })).pipe(
           Effect.ensuring(Effect.sync(() => {
-            // The documented limit: it was re-parented, so it cannot be found; clean up by hand.
+            // The documented limit: re-parented and without the mark, it cannot be found; clean up by hand.
             if (NodeFs.existsSync(file)) kill(Number(NodeFs.readFileSync(file, "utf8")))
           })),
           within(10_000, "the call returned at the drain bound, not when the escapee let go of the pipe")

@@ -71,7 +71,14 @@ describe("ProcessRunner environment", () => {
           baseEnvironment: { PATH: process.env.PATH, HOME: "/home/u", ...secrets, KEEP_ME: "kept" }
         })
       )
-      assert.deepStrictEqual(namesOf(result).sort(), ["HOME", "KEEP_ME", "NO_COLOR", "PATH"])
+      // The mark that finds the command's processes wherever they go (it names nothing of the user's).
+      assert.deepStrictEqual(namesOf(result).sort(), [
+        "HOME",
+        "KEEP_ME",
+        "NO_COLOR",
+        "PATH",
+        "TOOL_RUNTIME_PROCESS_MARK"
+      ])
       assert.strictEqual(result.confinement.withheldVariables, 3)
       assert.strictEqual(
         result.confinement.summary,
