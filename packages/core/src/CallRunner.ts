@@ -253,6 +253,7 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
       if (Either.isLeft(parsed)) return settle(parsed.left)
       next("lookup")
       const entry = registry.get(parsed.right.toolName)
+      if (entry !== undefined) trace?.describe(entry.tool.description)
       if (entry === undefined) {
         return Effect.matchEffect(Pipeline.lookup(registry, parsed.right.toolName), {
           onFailure: settle,

@@ -1,7 +1,10 @@
 /**
- * The spans of one call: a `tool_runtime.call` span and a child span per
- * stage, with the tool name, call id, status, duration, truncation and
- * redaction count as attributes. Raw arguments and outputs never go in.
+ * The spans of one call: an `execute_tool {tool}` span after OpenTelemetry's
+ * GenAI conventions (`gen_ai.operation.name`, `gen_ai.tool.name`,
+ * `gen_ai.tool.call.id`, `gen_ai.tool.type`, `gen_ai.tool.description`,
+ * `error.type` on failure) and a `tool_runtime.{stage}` child span per stage,
+ * with the status, duration, truncation and redaction count as attributes.
+ * Raw arguments and outputs never go in.
  *
  * A span also carries its exit, and an exporting tracer serializes it (the
  * OpenTelemetry one sets the status message and records an exception event
@@ -122,10 +125,21 @@ export class CallTrace {
     private readonly redact: (text: string) => string
   ) {
     this.last = clock.unsafeCurrentTimeNanos()
-    this.span = tracer.span("tool_runtime.call", parent, Context.empty(), [], this.last, "internal")
+    // OpenTelemetry's GenAI conventions name the span and its attributes, so any GenAI-aware
+    // backend reads it; the `tool.*` attributes of earlier versions stay for those who query them.
+    this.span = tracer.span(`execute_tool ${toolName}`, parent, Context.empty(), [], this.last, "internal")
+    this.span.attribute("gen_ai.operation.name", "execute_tool")
+    this.span.attribute("gen_ai.tool.name", toolName)
+    this.span.attribute("gen_ai.tool.call.id", callId)
+    this.span.attribute("gen_ai.tool.type", "function")
     this.span.attribute("tool.name", toolName)
     this.span.attribute("tool.call_id", callId)
     this.parent = Option.some(this.span)
+  }
+
+  /** The tool was found: its description (the developer's text, redacted all the same). */
+  describe(description: string): void {
+    this.span.attribute("gen_ai.tool.description", this.redact(description))
   }
 
   /** Records a stage that ran from the previous boundary until now. */
@@ -157,6 +171,7 @@ export class CallTrace {
   /** The turn was interrupted before this call had a result. */
   interrupted(): void {
     this.span.attribute("tool.status", "not_executed")
+    this.span.attribute("error.type", "not_executed")
     this.span.end(this.clock.unsafeCurrentTimeNanos(), Exit.interrupt(FiberId.none))
   }
 
@@ -165,6 +180,8 @@ export class CallTrace {
     this.span.attribute("tool.duration_ms", result.meta.durationMillis)
     this.span.attribute("tool.truncated", result.meta.truncation !== undefined)
     this.span.attribute("tool.redactions", result.meta.redactions)
+    // The error's stable code: a low-cardinality class, as the conventions ask, never its message.
+    if (result.isError) this.span.attribute("error.type", result.error?.code ?? "error")
     this.span.end(this.clock.unsafeCurrentTimeNanos(), result.isError ? Exit.fail(result.error?.code) : Exit.void)
   }
 }

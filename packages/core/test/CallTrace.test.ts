@@ -73,9 +73,19 @@ describe("CallTrace", () => {
         { id: "call_2", name: "lookup", input: { query: 42 } }
       ]).pipe(Effect.withTracer(tracer))
 
-      const calls = spans.filter((s) => s.name === "tool_runtime.call")
+      // OpenTelemetry's GenAI conventions: the span's name and the gen_ai.* attributes.
+      const calls = spans.filter((s) => s.name === "execute_tool lookup")
       assert.strictEqual(calls.length, 2)
       const [ok, bad] = calls
+      for (const [span, id] of [[ok!, "call_1"], [bad!, "call_2"]] as const) {
+        assert.strictEqual(span.attributes.get("gen_ai.operation.name"), "execute_tool")
+        assert.strictEqual(span.attributes.get("gen_ai.tool.name"), "lookup")
+        assert.strictEqual(span.attributes.get("gen_ai.tool.call.id"), id)
+        assert.strictEqual(span.attributes.get("gen_ai.tool.type"), "function")
+        assert.strictEqual(span.attributes.get("gen_ai.tool.description"), "Looks something up.")
+      }
+      assert.isFalse(ok!.attributes.has("error.type"))
+      assert.strictEqual(bad!.attributes.get("error.type"), "invalid_arguments")
       assert.strictEqual(ok!.attributes.get("tool.name"), "lookup")
       assert.strictEqual(ok!.attributes.get("tool.call_id"), "call_1")
       assert.strictEqual(ok!.attributes.get("tool.status"), "ok")
@@ -128,6 +138,11 @@ describe("CallTrace", () => {
         Effect.withTracer(tracer)
       )
       assert.strictEqual(result!.error?.code, "unknown_tool")
+      const call = spans.find((s) => s.attributes.get("gen_ai.operation.name") === "execute_tool")
+      assert.strictEqual(call?.attributes.get("error.type"), "unknown_tool")
+      // No tool, no description.
+      assert.isFalse(call!.attributes.has("gen_ai.tool.description"))
+      assert.notInclude(call!.name, secret)
       for (const span of spans) {
         for (const value of span.attributes.values()) assert.notInclude(String(value), secret)
       }
