@@ -176,7 +176,8 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
           redactText(callId),
           shown,
           turn.stageSpans,
-          redactText
+          redactText,
+          turn.traceValues
         )
       // The stage running since the last boundary; `undefined` while one
       // that has a span of its own (authorize) is open.

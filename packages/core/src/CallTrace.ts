@@ -79,16 +79,36 @@ const describeError = (u: unknown): { readonly name: string; readonly message: s
 }
 
 /**
+ * Whether spans may carry values the model or a tool sent: the messages of
+ * stage errors in span statuses (they quote arguments: "query: expected a
+ * string, got 42"), and the permission stage's `permission.input`,
+ * `permission.subject` and `permission.reason`. Off by default, as
+ * OpenTelemetry's GenAI conventions ask of arguments and results: they
+ * carry user data no redactor recognizes. When on, they are still redacted.
+ * Provide `true` with `Effect.provideService(TraceValues, true)` (or
+ * `Layer.succeed`) around the code that runs turns.
+ *
+ * @since 0.4.0
+ * @category tracing
+ */
+export class TraceValues extends Context.Reference<TraceValues>()("@tool-runtime/core/TraceValues", {
+  defaultValue: () => false
+}) {}
+
+/**
  * The exit a span may end with: a success or an interruption as it is; any
- * failure or defect as one {@link SpanError} (the first of the cause), its
- * message passed through `redact`.
+ * failure or defect as one {@link SpanError} (the first of the cause). Its
+ * message is the error's code (or tag) alone, unless `values` (see
+ * {@link TraceValues}) lets it carry the error's message, passed through
+ * `redact`.
  *
  * @since 0.2.0
  * @category tracing
  */
 export const redactExit = (
   exit: Exit.Exit<unknown, unknown>,
-  redact: (text: string) => string
+  redact: (text: string) => string,
+  options?: { readonly values?: boolean | undefined }
 ): Exit.Exit<unknown, unknown> => {
   if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return exit
   // A defect can be any value, one whose every read throws included.
@@ -96,8 +116,13 @@ export const redactExit = (
   const { code, message, name } = Either.isRight(described)
     ? described.right
     : { name: "Error", message: "the error could not be read", code: undefined }
+  const shownCode = typeof code === "string" ? redact(code) : undefined
   return Exit.fail(
-    new SpanError(redact(name), redact(message), typeof code === "string" ? redact(code) : undefined)
+    new SpanError(
+      redact(name),
+      options?.values === true ? redact(message) : `${shownCode ?? redact(name)} (message withheld: TraceValues is off)`,
+      shownCode
+    )
   )
 }
 
@@ -122,7 +147,9 @@ export class CallTrace {
     toolName: string,
     /** Stage spans that nothing nests in are only worth making when a tracer exports them. */
     private readonly stageSpans: boolean,
-    private readonly redact: (text: string) => string
+    private readonly redact: (text: string) => string,
+    /** {@link TraceValues}: whether a stage span's status may quote its error's message. */
+    private readonly values = false
   ) {
     this.last = clock.unsafeCurrentTimeNanos()
     // OpenTelemetry's GenAI conventions name the span and its attributes, so any GenAI-aware
@@ -147,7 +174,7 @@ export class CallTrace {
     if (!this.stageSpans) return
     const now = this.clock.unsafeCurrentTimeNanos()
     const span = this.tracer.span(`tool_runtime.${stage}`, this.parent, Context.empty(), [], this.last, "internal")
-    span.end(now, redactExit(exit, this.redact))
+    span.end(now, redactExit(exit, this.redact, { values: this.values }))
     this.last = now
   }
 
@@ -164,7 +191,7 @@ export class CallTrace {
 
   close(span: Tracer.Span, exit: Exit.Exit<unknown, unknown>): void {
     const now = this.clock.unsafeCurrentTimeNanos()
-    span.end(now, redactExit(exit, this.redact))
+    span.end(now, redactExit(exit, this.redact, { values: this.values }))
     this.last = now
   }
 

@@ -155,6 +155,8 @@ export interface Turn {
   readonly tracer: Tracer.Tracer | undefined
   readonly parentSpan: Option.Option<Tracer.AnySpan>
   readonly stageSpans: boolean
+  /** {@link CallTrace.TraceValues} of the fiber that runs the turn. */
+  readonly traceValues: boolean
   readonly env: Pipeline.ExecuteEnv
   interruptReason: string | undefined
   /** The call whose denial stopped the turn. */
@@ -250,6 +252,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         )
         : undefined
       turnTrace?.attribute("tool.calls", calls.length)
+      const traceValues = Context.get(runtime.context, CallTrace.TraceValues)
       const watchdog = new Watchdog.Watchdog(clock, cleanupMillis)
       const onEvent = turnOptions?.onEvent
       const env: Pipeline.ExecuteEnv = {
@@ -271,6 +274,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         tracer: tracerEnabled ? tracer : undefined,
         parentSpan: turnTrace === undefined ? parentSpan : Option.some(turnTrace),
         stageSpans: CallTrace.isExporting(tracer),
+        traceValues,
         env,
         interruptReason: undefined,
         failedAt: undefined,
@@ -328,7 +332,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         Effect.ensuring(watchdog.close()),
         Effect.zipRight(fill),
         Effect.onExit((exit) =>
-          Effect.sync(() => turnTrace?.end(clock.unsafeCurrentTimeNanos(), CallTrace.redactExit(exit, redactText)))
+          Effect.sync(() => turnTrace?.end(clock.unsafeCurrentTimeNanos(), CallTrace.redactExit(exit, redactText, { values: traceValues })))
         ),
         Effect.map(() => turn.results as ReadonlyArray<ToolResult.ToolResult>)
       )

@@ -21,6 +21,7 @@ import * as Encoding from "effect/Encoding"
 import * as Exit from "effect/Exit"
 import * as FastCheck from "effect/FastCheck"
 import * as FiberId from "effect/FiberId"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
@@ -224,7 +225,10 @@ const expectedCode: Record<Kind, string | undefined> = {
 }
 
 /** Runs a turn with an exporting tracer and a capturing logger; returns all that left the runtime. */
-const runTurn = (calls: ReadonlyArray<unknown>, options?: { readonly stopOnError?: boolean }) =>
+const runTurn = (
+  calls: ReadonlyArray<unknown>,
+  options?: { readonly stopOnError?: boolean; readonly traceValues?: boolean }
+) =>
   Effect.gen(function*() {
     const exporter = ExportingTracer.make()
     const logs: Array<string> = []
@@ -246,6 +250,8 @@ const runTurn = (calls: ReadonlyArray<unknown>, options?: { readonly stopOnError
       onEvent: (event) => Effect.sync(() => events.push(event))
     }).pipe(
       Effect.withTracer(exporter.tracer),
+      // Left to its default unless the test says.
+      options?.traceValues === undefined ? identity : Effect.provideService(CallTrace.TraceValues, options.traceValues),
       Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
       // Every level: Effect reports a failed fiber at debug level, and a debug log is still a log.
       Logger.withMinimumLogLevel(LogLevel.All)
@@ -331,14 +337,36 @@ describe("the secret boundary", () => {
     { timeout: 120_000, fastCheck: { numRuns: 60 } }
   )
 
-  it.effect("a stage span ends with the error's tag, code and redacted message, never the error", () =>
+  it.effect("by default a stage span's status holds the error's code, never a value the model or a tool sent", () =>
+    Effect.gen(function*() {
+      const secret = secretOf(8)
+      const { spans } = yield* runTurn([
+        { id: "a", name: "count", input: { n: `value-${"q".repeat(12)}` } },
+        { id: "b", name: "fail", input: { text: secret } }
+      ])
+      const failed = (name: string) => spans.find((s) => s.name === name && s.status.code === "error")!
+      assert.strictEqual(
+        failed("tool_runtime.validate").status.message,
+        "invalid_arguments (message withheld: TraceValues is off)"
+      )
+      assert.strictEqual(
+        failed("tool_runtime.execute").status.message,
+        "tool_failed (message withheld: TraceValues is off)"
+      )
+      const exported = JSON.stringify(spans)
+      // Not even what no redactor would take for a secret.
+      assert.notInclude(exported, "q".repeat(12))
+      assert.notInclude(exported, "access denied")
+    }))
+
+  it.effect("with TraceValues, a stage span ends with the error's tag, code and redacted message, never the error", () =>
     Effect.gen(function*() {
       const secret = secretOf(8)
       const { spans } = yield* runTurn([
         { id: "a", name: "count", input: { n: `value ${secret}` } },
         { id: "b", name: "fail", input: { text: secret } },
         { id: "c", name: `x.${secret}`, input: {} }
-      ])
+      ], { traceValues: true })
       const failed = (name: string) => spans.find((s) => s.name === name && s.status.code === "error")!
       const validate = failed("tool_runtime.validate")
       assert.include(validate.status.message, "Invalid arguments for count:")
@@ -399,7 +427,11 @@ describe("the secret boundary", () => {
         )
       ]
     ) {
-      const redacted = CallTrace.redactExit(exit, redact)
+      // By default not even the words around the secret leave.
+      const withheld = CallTrace.redactExit(exit, redact)
+      assert(Exit.isFailure(withheld))
+      assert.notInclude(Cause.pretty(withheld.cause, { renderErrorCause: true }), "password")
+      const redacted = CallTrace.redactExit(exit, redact, { values: true })
       assert(Exit.isFailure(redacted))
       const pretty = Cause.pretty(redacted.cause, { renderErrorCause: true })
       assert.notInclude(pretty, "hunter2")

@@ -31,18 +31,21 @@ export const traced = (redact: (text: string) => string) => {
   // span with the raw exit.
   const traced = <A, E, R>(request: Policy.Request, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(
-      Effect.makeSpan("permissions.authorize", {
-        attributes: { "tool.name": request.tool.name },
-        kind: "internal",
-        captureStackTrace: false
-      }),
-      (span) =>
+      Effect.zip(
+        Effect.makeSpan("permissions.authorize", {
+          attributes: { "tool.name": request.tool.name },
+          kind: "internal",
+          captureStackTrace: false
+        }),
+        CallTrace.TraceValues
+      ),
+      ([span, values]) =>
         effect.pipe(
           Effect.withParentSpan(span),
           Effect.onExit((exit) =>
             Effect.flatMap(
               Clock.currentTimeNanos,
-              (now) => Effect.sync(() => span.end(now, CallTrace.redactExit(exit, redact)))
+              (now) => Effect.sync(() => span.end(now, CallTrace.redactExit(exit, redact, { values })))
             )
           )
         )
@@ -108,13 +111,19 @@ export const make = (
         "permission.outcome": decision.outcome,
         "permission.decided_by": decision.decidedBy._tag,
         "permission.rule": decidedByRule(decidedBy),
-        "permission.reason": decision.reason,
         "permission.asked": decision.asked,
         "permission.rewritten": decision.rewritten,
-        "permission.subject": decision.subject ?? "",
-        "permission.sandbox_rule": decision.sandboxRule ?? "",
-        "permission.input": decision.input
+        "permission.sandbox_rule": decision.sandboxRule ?? ""
       })
+      // The call's arguments, and the reason and subject that quote them (a command line, a path):
+      // user data no redactor recognizes, recorded only when the application asks (`TraceValues`).
+      if (yield* CallTrace.TraceValues) {
+        yield* Effect.annotateCurrentSpan({
+          "permission.reason": decision.reason,
+          "permission.subject": decision.subject ?? "",
+          "permission.input": decision.input
+        })
+      }
       if (config.onDecision !== undefined) {
         // A broken listener must not turn a decision into a crash of the turn.
         yield* Effect.catchAllCause(

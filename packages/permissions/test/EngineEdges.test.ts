@@ -5,6 +5,7 @@
  * the decision record says.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as CallTrace from "@tool-runtime/core/CallTrace"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Tool from "@tool-runtime/core/Tool"
 import * as Effect from "effect/Effect"
@@ -353,7 +354,10 @@ describe("Engine edges", () => {
       const subject = yield* engineWith({
         hooks: [hookOf("bad", PermissionHooks.rewrite({ command: 42 }, "broke it"))]
       })
-      yield* subject.engine.authorize(request(bash, { command: "make build" })).pipe(Effect.withTracer(tracer))
+      yield* subject.engine.authorize(request(bash, { command: "make build" })).pipe(
+        Effect.withTracer(tracer),
+        Effect.provideService(CallTrace.TraceValues, true)
+      )
       const span = spans.find((s) => s.name === "permissions.authorize")
       assert.strictEqual(span?.attributes["permission.subject"], "")
     }))

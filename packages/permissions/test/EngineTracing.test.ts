@@ -5,6 +5,7 @@
  * holds a secret from the call, a hook's failure or the person's answer.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as CallTrace from "@tool-runtime/core/CallTrace"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -46,6 +47,8 @@ describe("Engine under an exporting tracer", () => {
         call("c3", "bash", { command: `make ${other}` })
       ]).pipe(
         Effect.withTracer(tracer),
+        // Messages in span statuses are opt-in: this test reads what they quote, redacted.
+        Effect.provideService(CallTrace.TraceValues, true),
         Effect.provide(Logger.replace(Logger.defaultLogger, logger))
       )
       assert.deepStrictEqual(results.map((r) => r.error?.code), [

@@ -1,5 +1,6 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import { assert, describe, it } from "@effect/vitest"
+import * as CallTrace from "@tool-runtime/core/CallTrace"
 import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
@@ -89,6 +90,9 @@ describe("PermissionAudit", () => {
       )
       assert(denial._tag === "PermissionDenied")
       yield* Effect.withTracer(engine.authorize(request(bash, { command: `export TOKEN=${githubToken}` })), tracer)
+        .pipe(
+          Effect.provideService(CallTrace.TraceValues, true)
+        )
       const everything = JSON.stringify({
         decisions: yield* Ref.get(decisions),
         prompts: yield* scripted.prompts,
@@ -102,9 +106,13 @@ describe("PermissionAudit", () => {
       assert.deepStrictEqual((yield* scripted.prompts)[0]!.rules, [])
       // The trail is still useful: it says what happened.
       assert.include(denial.reason, "the deny rule Bash(curl:*) forbids it (it matches the command curl -H")
-      const span = spans.find((s) => s.name === "permissions.authorize")!
-      assert.strictEqual(span.attributes.get("permission.outcome"), "deny")
-      assert.strictEqual(span.attributes.get("permission.rule"), "Bash(curl:*)")
-      assert.include(String(span.attributes.get("permission.input")), "[REDACTED:")
+      const [span, opted] = spans.filter((s) => s.name === "permissions.authorize")
+      assert.strictEqual(span!.attributes.get("permission.outcome"), "deny")
+      assert.strictEqual(span!.attributes.get("permission.rule"), "Bash(curl:*)")
+      // The arguments, and the reason and subject that quote them, only when the application asks.
+      for (const key of ["permission.input", "permission.subject", "permission.reason"]) {
+        assert.isFalse(span!.attributes.has(key), key)
+      }
+      assert.include(String(opted!.attributes.get("permission.input")), "[REDACTED:")
     }))
 })
