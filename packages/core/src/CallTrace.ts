@@ -120,7 +120,9 @@ export const redactExit = (
   return Exit.fail(
     new SpanError(
       redact(name),
-      options?.values === true ? redact(message) : `${shownCode ?? redact(name)} (message withheld: TraceValues is off)`,
+      options?.values === true
+        ? redact(message)
+        : `${shownCode ?? redact(name)} (message withheld: TraceValues is off)`,
       shownCode
     )
   )

@@ -332,7 +332,12 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         Effect.ensuring(watchdog.close()),
         Effect.zipRight(fill),
         Effect.onExit((exit) =>
-          Effect.sync(() => turnTrace?.end(clock.unsafeCurrentTimeNanos(), CallTrace.redactExit(exit, redactText, { values: traceValues })))
+          Effect.sync(() =>
+            turnTrace?.end(
+              clock.unsafeCurrentTimeNanos(),
+              CallTrace.redactExit(exit, redactText, { values: traceValues })
+            )
+          )
         ),
         Effect.map(() => turn.results as ReadonlyArray<ToolResult.ToolResult>)
       )
