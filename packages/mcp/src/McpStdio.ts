@@ -169,6 +169,32 @@ const attempt = <A>(f: () => A): A | undefined => {
 const send = (target: number, signal: NodeJS.Signals | 0): boolean =>
   attempt(() => process.kill(target, signal)) === true
 
+/**
+ * The variable every server is started with, naming it: what it starts
+ * carries it wherever it goes, a process re-parented before anyone looked
+ * (a daemon's double fork) included. `@tool-runtime/node`'s commands use
+ * the same one.
+ */
+const markVariable = "TOOL_RUNTIME_PROCESS_MARK"
+let marks = 0
+
+/** Live processes of this user whose environment holds `markVariable=mark`. */
+const markedWith = (mark: string): ReadonlyArray<Proc> => {
+  const needle = Buffer.from(`${markVariable}=${mark}\0`, "latin1")
+  const found: Array<Proc> = []
+  for (const name of attempt(() => NodeFs.readdirSync("/proc")) ?? []) {
+    const pid = Number(name)
+    if (!Number.isInteger(pid) || pid <= 0) continue
+    const environ = attempt(() => NodeFs.readFileSync(`/proc/${pid}/environ`))
+    if (environ === undefined) continue
+    const at = environ.indexOf(needle)
+    if (at !== 0 && (at < 0 || environ[at - 1] !== 0)) continue
+    const proc = procOf(pid)
+    if (proc !== undefined && proc.alive) found.push(proc)
+  }
+  return found
+}
+
 const procOf = (pid: number): Proc | undefined => {
   const stat = attempt(() => NodeFs.readFileSync(`/proc/${pid}/stat`, "latin1"))
   if (stat === undefined) return undefined
@@ -227,6 +253,8 @@ export class McpStdioTransport implements Transport {
   /** Escapees found, by pid, with their start time. */
   private readonly escaped = new Map<number, string>()
   private leader = 0
+  /** This server's value of `markVariable`. */
+  private readonly mark = `mcp.${process.pid}.${++marks}`
   private watch: ReturnType<typeof setInterval> | undefined
   private answered = false
   private stopping: Promise<void> | undefined
@@ -267,9 +295,10 @@ export class McpStdioTransport implements Transport {
       try {
         for (const file of this.options.inheritFiles ?? []) inherited.push(NodeFs.openSync(file, "r"))
         child = NodeChildProcess.spawn(this.options.command, [...(this.options.args ?? [])], {
-          env: this.options.replaceEnvironment === true
-            ? { ...this.options.env }
-            : environmentOf(this.options.env),
+          env: {
+            ...(this.options.replaceEnvironment === true ? this.options.env : environmentOf(this.options.env)),
+            [markVariable]: this.mark
+          },
           ...(this.options.cwd === undefined ? {} : { cwd: this.options.cwd }),
           stdio: ["pipe", "pipe", "pipe", ...inherited],
           // Its own process group (and session): the group can be signalled whole.
@@ -347,6 +376,10 @@ export class McpStdioTransport implements Transport {
   signal(signal: NodeJS.Signals): void {
     if (this.leader === 0) return
     this.findEscapees()
+    // Those that left the tree as well carry the mark.
+    for (const proc of markedWith(this.mark)) {
+      if (proc.pgid !== this.leader) this.escaped.set(proc.pid, proc.start)
+    }
     for (const [pid, start] of this.escaped) {
       const proc = procOf(pid)
       if (proc === undefined || !proc.alive || proc.start !== start) continue

@@ -39,15 +39,15 @@ afterAll(() => {
 })
 
 describe("McpStdio", { timeout: 90_000 }, () => {
-  it.live("leaves nothing alive when the runtime closes: the server, its child, and the child that left with setsid", () =>
+  it.live("leaves nothing alive when the runtime closes: the server, its child, the one that left with setsid, the re-parented one", () =>
     Effect.gen(function*() {
       const marker = `mcp-kill-test-${process.pid}-closed`
       yield* Effect.scoped(Effect.gen(function*() {
         const context = yield* Layer.build(runtimeFor(marker))
         const result = yield* run("c1", "mcp__forking__ping").pipe(Effect.provide(context))
         assert.include(ToolResult.text(result), "pong")
-        // The fixture really did start all three, and they really ignore SIGTERM.
-        assert.lengthOf(Servers.withMarker(marker), 3)
+        // The fixture really did start all four (the re-parented one a moment later), and they ignore SIGTERM.
+        yield* Servers.waitUntil(() => Servers.withMarker(marker).length === 4, "the server and its three children run")
       }))
       yield* noneLeft(marker, "after the runtime closed")
     }))
@@ -58,11 +58,12 @@ describe("McpStdio", { timeout: 90_000 }, () => {
       yield* Effect.scoped(Effect.gen(function*() {
         const context = yield* Layer.build(runtimeFor(marker))
         yield* run("c1", "mcp__forking__ping").pipe(Effect.provide(context))
+        yield* Servers.waitUntil(() => Servers.withMarker(marker).length === 4, "the server and its three children run")
         const before = Servers.withMarker(marker)
         const crashed = yield* run("c2", "mcp__forking__crash").pipe(Effect.provide(context))
         assert.isTrue(crashed.isError)
-        assert.lengthOf(before, 3)
-        // The server, the child in its group and the one that left it.
+        assert.lengthOf(before, 4)
+        // The server, the child in its group, the one that left it, and the one that left the tree.
         yield* Servers.waitUntil(
           () => Servers.withMarker(marker).every((pid) => !before.includes(pid)),
           "the crashed server's processes are gone",
