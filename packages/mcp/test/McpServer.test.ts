@@ -146,6 +146,11 @@ describe("McpServer", () => {
         assert.isTrue(result.isError)
         assert.strictEqual(errorCode(result), "timeout")
         assert.include(text(result), "slow_report timed out after 300 ms; it has stopped: nothing of it still runs")
+        // And in the metadata a client can branch on.
+        assert.strictEqual(
+          (result._meta?.["tool-runtime/error"] as { readonly stopped?: string } | undefined)?.stopped,
+          "proven"
+        )
       }))
 
     it.effect("invalid arguments, a broken rule and an unknown tool are isError results the model can act on", () =>
