@@ -86,6 +86,13 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   readonly readOnly: boolean
   readonly timeoutMillis: number
   readonly idleTimeoutMillis: number | undefined
+  /**
+   * At most this many calls of the tool run at once, across every turn of
+   * the runtime; `undefined` for no limit.
+   *
+   * @since 0.4.0
+   */
+  readonly maxConcurrent: number | undefined
   /** The most output the model sees, in `outputUnit`s. */
   readonly outputLimit: number
   readonly outputUnit: Truncation.Unit
@@ -189,6 +196,14 @@ export interface Options<Input, Output, Failure, R, R2> {
   readonly timeoutFor?: ((input: Input) => Duration.DurationInput | undefined) | undefined
   /** Longest silence (no progress, no output) before the call counts as stuck. Default: none. */
   readonly idleTimeout?: Duration.DurationInput | undefined
+  /**
+   * At most this many calls of the tool at once, across every turn of the
+   * runtime (an API that allows two connections, a build that must not run
+   * beside itself). A call over the limit waits for a slot within its own
+   * time limit; one that gets none is answered `not_executed`, never run.
+   * Default: no limit.
+   */
+  readonly maxConcurrent?: number | undefined
   /** Output the model may see: characters, or approximate tokens. Default 30,000 characters. */
   readonly outputLimit?: number | { readonly tokens: number } | undefined
   readonly truncation?: TruncationOptions | undefined
@@ -291,6 +306,7 @@ export const make = <
       return asked === undefined ? timeoutMillis : Math.min(timeoutMillis, Duration.toMillis(asked))
     },
     idleTimeoutMillis: options.idleTimeout === undefined ? undefined : Duration.toMillis(options.idleTimeout),
+    maxConcurrent: options.maxConcurrent === undefined ? undefined : Math.max(1, Math.floor(options.maxConcurrent)),
     outputLimit: typeof options.outputLimit === "object"
       ? options.outputLimit.tokens
       : options.outputLimit ?? defaults.outputLimit,
