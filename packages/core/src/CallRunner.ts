@@ -125,6 +125,16 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
     })
   }
   const locks = new ResourceLocks.ResourceLocks()
+  /** Each tool's description as spans show it: redacted once per tool, not once per call. */
+  const descriptions = new WeakMap<Tool.Any, string>()
+  const describedAs = (tool: Tool.Any): string => {
+    let shown = descriptions.get(tool)
+    if (shown === undefined) {
+      shown = redactText(tool.description)
+      descriptions.set(tool, shown)
+    }
+    return shown
+  }
   /** The slots of each tool with a `maxConcurrent`, shared by every turn of the runtime. */
   const slots = new Map<string, Effect.Semaphore>()
   /**
@@ -292,7 +302,7 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
       if (Either.isLeft(parsed)) return settle(parsed.left)
       next("lookup")
       const entry = registry.get(parsed.right.toolName)
-      if (entry !== undefined) trace?.describe(entry.tool.description)
+      if (entry !== undefined && trace !== undefined) trace.describe(describedAs(entry.tool))
       if (entry === undefined) {
         return Effect.matchEffect(Pipeline.lookup(registry, parsed.right.toolName), {
           onFailure: settle,

@@ -166,9 +166,9 @@ export class CallTrace {
     this.parent = Option.some(this.span)
   }
 
-  /** The tool was found: its description (the developer's text, redacted all the same). */
+  /** The tool was found: its description, already redacted (the developer's text, redacted all the same). */
   describe(description: string): void {
-    this.span.attribute("gen_ai.tool.description", this.redact(description))
+    this.span.attribute("gen_ai.tool.description", description)
   }
 
   /** Records a stage that ran from the previous boundary until now. */

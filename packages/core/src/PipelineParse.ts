@@ -222,7 +222,7 @@ const parseCall = (call: unknown, maxInputChars: number): Either.Either<Parsed, 
     return Either.left(
       new ToolError.TruncatedArguments({
         toolName,
-        cause: `the response stopped at the model's output limit (${ForeignText.printable(truncated)})`
+        reason: `the response stopped at the model's output limit (${ForeignText.printable(truncated)})`
       })
     )
   }
@@ -239,7 +239,7 @@ const parseCall = (call: unknown, maxInputChars: number): Either.Either<Parsed, 
         const reason = describeJsonError(input as string, error)
         return Either.left(
           reason === endsEarly
-            ? new ToolError.TruncatedArguments({ toolName, cause: "its JSON ends mid-value" })
+            ? new ToolError.TruncatedArguments({ toolName, reason: "its JSON ends mid-value" })
             : new ToolError.MalformedArguments({ toolName, reason })
         )
       }

@@ -131,7 +131,7 @@ export class MalformedArguments extends Schema.TaggedError<MalformedArguments>()
  */
 export class TruncatedArguments extends Schema.TaggedError<TruncatedArguments>()("TruncatedArguments", {
   toolName: Schema.String,
-  cause: Schema.String
+  reason: Schema.String
 }) implements Describe {
   readonly code = "truncated_arguments" as const
   readonly retryable = true
@@ -140,7 +140,7 @@ export class TruncatedArguments extends Schema.TaggedError<TruncatedArguments>()
     return "Send this call again, complete and smaller: split a large value across several calls (for a file, write the first part, then append the rest)."
   }
   override get message() {
-    return `The call to ${printableName(this.toolName)} was cut off before its end (${this.cause}), so it was not run.`
+    return `The call to ${printableName(this.toolName)} was cut off before its end (${this.reason}), so it was not run.`
   }
 }
 

@@ -132,20 +132,14 @@ export class WatchedHttpTransport extends StreamableHTTPClientTransport {
         options?.onRequestStreamEnd?.()
         this.lose(id, "the response stream ended before the result")
       }
-    }).then(
-      () => {
-        // A plain JSON answer was delivered during `send`; anything still awaited there has none coming.
-        // (An event stream is read after `send` returns: its end reports itself.)
-      },
-      (error: unknown) => {
-        // fetch fails with a TypeError when the network does (undici's "fetch failed", "terminated");
-        // anything else is the server's answer (a 401, an HTTP error): it did not run the call.
-        const code = causeCode(error)
-        if (error instanceof TypeError && (code === undefined || !neverSent.has(code))) {
-          this.lose(id, "the connection broke during the request")
-        } else this.awaited.delete(id)
-        throw error
-      }
-    )
+    }).catch((error: unknown) => {
+      // fetch fails with a TypeError when the network does (undici's "fetch failed", "terminated");
+      // anything else is the server's answer (a 401, an HTTP error): it did not run the call.
+      const code = causeCode(error)
+      if (error instanceof TypeError && (code === undefined || !neverSent.has(code))) {
+        this.lose(id, "the connection broke during the request")
+      } else this.awaited.delete(id)
+      throw error
+    })
   }
 }

@@ -475,14 +475,15 @@ export const connect = (
               ? connection.transport
               : undefined
             const key = `${++calls}`
-            const lost = new AbortController()
-            const unwatch = watched?.watch(key, (how) => lost.abort(new McpCallWatch.StreamLost(how)))
+            // Over HTTP, a lost answer aborts the call as well as an interruption does.
+            const lost = watched === undefined ? undefined : new AbortController()
+            const unwatch = watched?.watch(key, (how) => lost?.abort(new McpCallWatch.StreamLost(how)))
             return connection.client.callTool({
               name: tool,
               arguments: args,
               ...(watched === undefined ? {} : { _meta: { [McpCallWatch.metaKey]: key } })
             }, {
-              signal: watched === undefined ? signal : AbortSignal.any([signal, lost.signal]),
+              signal: lost === undefined ? signal : AbortSignal.any([signal, lost.signal]),
               timeout: callOptions?.timeoutMillis ?? 600_000,
               ...(callOptions?.onProgress === undefined ? {} : { onprogress: callOptions.onProgress })
             }).finally(() => unwatch?.())
