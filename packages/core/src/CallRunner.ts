@@ -17,8 +17,8 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
+import * as CallLimits from "./CallLimits.js"
 import * as CallTrace from "./CallTrace.js"
 import * as ForeignText from "./ForeignText.js"
 import type * as Hooks from "./Hooks.js"
@@ -135,41 +135,8 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
     }
     return shown
   }
-  /** The slots of each tool with a `maxConcurrent`, shared by every turn of the runtime. */
-  const slots = new Map<string, Effect.Semaphore>()
-  /**
-   * Runs `body` in one of the tool's slots. The wait is bounded by the call's
-   * own time limit; a call that gets no slot in it never runs.
-   */
-  const withSlot = <A, E>(
-    tool: Tool.Any,
-    limit: number,
-    waitMillis: number,
-    body: Effect.Effect<A, E>
-  ): Effect.Effect<A, E | ToolError.NotExecuted> => {
-    let semaphore = slots.get(tool.name)
-    if (semaphore === undefined) {
-      semaphore = Effect.unsafeMakeSemaphore(limit)
-      slots.set(tool.name, semaphore)
-    }
-    const slot = semaphore
-    return Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(
-        restore(Effect.timeoutOption(slot.take(1), waitMillis)),
-        (taken): Effect.Effect<A, E | ToolError.NotExecuted> =>
-          Option.isNone(taken)
-            ? Effect.fail(
-              new ToolError.NotExecuted({
-                toolName: tool.name,
-                reason: `at most ${limit} call${
-                  limit === 1 ? "" : "s"
-                } of it run at once, and no slot came free within its ${ToolError.formatMillis(waitMillis)} limit`
-              })
-            )
-            : Effect.ensuring(restore(body), slot.release(1))
-      )
-    )
-  }
+  /** Each tool's `maxConcurrent` and `rate`, shared by every turn of the runtime. */
+  const limits = new CallLimits.CallLimits()
 
   const fail = (turn: TurnScheduler.Turn, index: number, error: ToolError.ToolError, startedAt: number) =>
     Effect.flatMap(
@@ -272,10 +239,16 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
       }
       // Waiting for a resource happens before the deadlines start.
       const locked = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
-        const resources = entry.tool.resources(input)
-        const body = resources.length === 0 ? run(entry, input, note) : locks.with(resources, run(entry, input, note))
-        const limit = entry.tool.maxConcurrent
-        return limit === undefined ? body : withSlot(entry.tool, limit, entry.tool.timeoutFor(input), body)
+        const tool = entry.tool
+        const resources = tool.resources(input)
+        // The rate counts starts, so it is the last wait: a call let through
+        // and then held by a lock would start later than its place says.
+        const started = tool.rate === undefined
+          ? run(entry, input, note)
+          : limits.admitted(tool, tool.rate, clock, tool.timeoutFor(input), run(entry, input, note))
+        const body = resources.length === 0 ? started : locks.with(resources, started)
+        const limit = tool.maxConcurrent
+        return limit === undefined ? body : limits.withSlot(tool, limit, tool.timeoutFor(input), body)
       }
       const settle = (error: ToolError.ToolError) => {
         if (current !== undefined) trace?.stage(current, Exit.fail(error))

@@ -270,7 +270,8 @@ export const shape = (
     retryable: failure.retryable,
     hint: failure.hint,
     outcomeUnknown: failure.outcomeUnknown,
-    ...("stopped" in failure ? { stopped: failure.stopped } : {})
+    ...("stopped" in failure ? { stopped: failure.stopped } : {}),
+    ...(failure._tag === "RateLimited" ? { retryAfterMillis: failure.retryAfterMillis } : {})
   }
   const build = (content: string, truncation?: ToolResult.Truncation, artifact?: string) => {
     const blocks: Array<ToolResult.ContentBlock> = content === "" && serialized.images.length > 0

@@ -131,6 +131,7 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
   Effect.gen(function*() {
     const context = yield* Effect.context<Tool.Requirements<Tools[number]>>()
     const byName = new Map<string, Entry>()
+    const groups = new Map<string, Tool.Any>()
     for (const tool of tools) {
       if (!validName.test(tool.name)) {
         return yield* new InvalidRegistry({
@@ -153,6 +154,25 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
       if (!(tool.outputLimit > 0 && Number.isFinite(tool.outputLimit))) {
         return yield* new InvalidRegistry({ reason: `Tool "${tool.name}" needs a positive output limit.` })
       }
+      const rate = tool.rate
+      if (
+        rate !== undefined &&
+        !(Number.isSafeInteger(rate.calls) && rate.calls > 0 && rate.perMillis > 0 && Number.isFinite(rate.perMillis))
+      ) {
+        return yield* new InvalidRegistry({
+          reason:
+            `Tool "${tool.name}" needs a rate of a positive whole number of calls per a finite, positive interval.`
+        })
+      }
+      const peer = groups.get(tool.limitGroup)
+      if (peer !== undefined && !sameLimits(peer, tool)) {
+        return yield* new InvalidRegistry({
+          reason: `Tools "${peer.name}" and "${tool.name}" share the limit group "${
+            ToolError.printableName(tool.limitGroup)
+          }" but declare different limits: give them the same maxConcurrent and rate.`
+        })
+      }
+      groups.set(tool.limitGroup, tool)
       byName.set(tool.name, { tool, context })
     }
     const unavailable = options?.unavailable ?? []
@@ -163,6 +183,12 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
     }
     return fromEntries(byName, unavailable)
   })
+
+const sameLimits = (a: Tool.Any, b: Tool.Any): boolean =>
+  a.maxConcurrent === b.maxConcurrent &&
+  a.rate?.calls === b.rate?.calls &&
+  a.rate?.perMillis === b.rate?.perMillis &&
+  a.rate?.whenLimited === b.rate?.whenLimited
 
 const fromEntries = (byName: Map<string, Entry>, unavailable: ReadonlyArray<Unavailable>): Service => {
   const entries = Array.from(byName.values())

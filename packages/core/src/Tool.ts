@@ -93,6 +93,20 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
    * @since 0.4.0
    */
   readonly maxConcurrent: number | undefined
+  /**
+   * At most `calls` calls of the tool start in any window of `perMillis`,
+   * across every turn of the runtime; `undefined` for no rate.
+   *
+   * @since 0.4.0
+   */
+  readonly rate: Rate | undefined
+  /**
+   * The name its `maxConcurrent` and `rate` are counted under: its own name,
+   * or a group it shares with other tools (one API behind several tools).
+   *
+   * @since 0.4.0
+   */
+  readonly limitGroup: string
   /** The most output the model sees, in `outputUnit`s. */
   readonly outputLimit: number
   readonly outputUnit: Truncation.Unit
@@ -130,6 +144,24 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
    * redacted output may no longer be one. `false` without a `success` schema.
    */
   isEncodedOutput(json: unknown): boolean
+}
+
+/**
+ * A tool's rate, as the runtime keeps it.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Rate {
+  readonly calls: number
+  readonly perMillis: number
+  /**
+   * What a call over the rate does: `wait` for its turn within its own time
+   * limit (and is answered `rate_limited` at once when that is not enough),
+   * or `reject`: answered `rate_limited` at once. Either answer says when
+   * to try again, and the call never ran.
+   */
+  readonly whenLimited: "wait" | "reject"
 }
 
 /**
@@ -204,6 +236,26 @@ export interface Options<Input, Output, Failure, R, R2> {
    * Default: no limit.
    */
   readonly maxConcurrent?: number | undefined
+  /**
+   * At most `calls` calls start in any window of `per` (`{ calls: 10, per:
+   * "1 minute" }`), across every turn of the runtime: an API with a quota. A
+   * call over the rate waits for its turn within its own time limit, or,
+   * with `whenLimited: "reject"`, is answered at once; either way a call
+   * that cannot start in time is answered `rate_limited` with
+   * `retryAfterMillis`, never run. Default: no rate.
+   */
+  readonly rate?: {
+    readonly calls: number
+    readonly per: Duration.DurationInput
+    readonly whenLimited?: "wait" | "reject" | undefined
+  } | undefined
+  /**
+   * Counts `maxConcurrent` and `rate` under this name instead of the tool's
+   * own, shared with every tool that gives the same one: several tools in
+   * front of one API share its quota. Tools of one group must declare the
+   * same limits (the registry refuses them otherwise). Default: the tool's name.
+   */
+  readonly limitGroup?: string | undefined
   /** Output the model may see: characters, or approximate tokens. Default 30,000 characters. */
   readonly outputLimit?: number | { readonly tokens: number } | undefined
   readonly truncation?: TruncationOptions | undefined
@@ -307,6 +359,12 @@ export const make = <
     },
     idleTimeoutMillis: options.idleTimeout === undefined ? undefined : Duration.toMillis(options.idleTimeout),
     maxConcurrent: options.maxConcurrent === undefined ? undefined : Math.max(1, Math.floor(options.maxConcurrent)),
+    rate: options.rate === undefined ? undefined : {
+      calls: options.rate.calls,
+      perMillis: Duration.toMillis(options.rate.per),
+      whenLimited: options.rate.whenLimited ?? "wait"
+    },
+    limitGroup: options.limitGroup ?? name,
     outputLimit: typeof options.outputLimit === "object"
       ? options.outputLimit.tokens
       : options.outputLimit ?? defaults.outputLimit,

@@ -38,6 +38,7 @@ export type Code =
   | "tool_failed"
   | "tool_defect"
   | "not_executed"
+  | "rate_limited"
   | "duplicate_call_id"
 
 /**
@@ -522,6 +523,33 @@ export class NotExecuted extends Schema.TaggedError<NotExecuted>()("NotExecuted"
 }
 
 /**
+ * The tool's rate (or its limit group's) had no room for the call within
+ * what it may wait: it never ran. `retryAfterMillis` is when the next call
+ * may start, counted from the answer.
+ *
+ * @since 0.4.0
+ * @category errors
+ */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  toolName: Schema.String,
+  calls: Schema.Number,
+  perMillis: Schema.Number,
+  retryAfterMillis: Schema.Number
+}) implements Describe {
+  readonly code = "rate_limited" as const
+  readonly retryable = true
+  readonly outcomeUnknown = false
+  get hint() {
+    return `Nothing was done for this call; wait ${formatMillis(this.retryAfterMillis)} before calling it again.`
+  }
+  override get message() {
+    return `${printableName(this.toolName)} was not executed: it starts at most ${this.calls} call${
+      this.calls === 1 ? "" : "s"
+    } per ${formatMillis(this.perMillis)}, and the next one may start in ${formatMillis(this.retryAfterMillis)}.`
+  }
+}
+
+/**
  * Another call of the same turn already used this id.
  *
  * @since 0.1.0
@@ -568,6 +596,7 @@ export type ToolError =
   | ToolFailed
   | ToolDefect
   | NotExecuted
+  | RateLimited
   | DuplicateCallId
 
 const tags: ReadonlySet<string> = new Set<ToolError["_tag"]>([
@@ -588,6 +617,7 @@ const tags: ReadonlySet<string> = new Set<ToolError["_tag"]>([
   "ToolFailed",
   "ToolDefect",
   "NotExecuted",
+  "RateLimited",
   "DuplicateCallId"
 ])
 

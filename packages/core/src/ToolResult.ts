@@ -69,6 +69,9 @@ export const ErrorInfo = Schema.Struct({
   stopped: Schema.optional(Schema.Literal("proven", "abandoned")).annotations({
     description:
       "For a call stopped by a time limit or an interruption: proven when its handler was seen to end (and, for a tool that runs processes, their group is gone), abandoned when it did not end within the cleanup bound and may still be running."
+  }),
+  retryAfterMillis: Schema.optional(Schema.Number).annotations({
+    description: "For a call refused by the tool's rate (`rate_limited`): how long until the next call may start."
   })
 })
 

@@ -4,6 +4,8 @@
 
 /** @since 0.1.0 */
 export * as ArtifactStore from "./ArtifactStore.js"
+/** @since 0.4.0 */
+export * as CallLimits from "./CallLimits.js"
 /** @since 0.1.0 */
 export * as CallTrace from "./CallTrace.js"
 /** @since 0.4.0 */

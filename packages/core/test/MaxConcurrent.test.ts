@@ -131,4 +131,28 @@ describe("maxConcurrent", () => {
       )
       assert.strictEqual(g.runs, 2)
     }))
+
+  it.live("tools of one limit group share its slots", () =>
+    Effect.gen(function*() {
+      const g = gauge()
+      const member = (name: string) =>
+        Tool.make(name, {
+          description: "One of several tools in front of an API that takes one connection.",
+          parameters: { n: Schema.Number },
+          readOnly: true,
+          maxConcurrent: 1,
+          limitGroup: "api",
+          handler: ({ n }) =>
+            Effect.zipRight(g.enter, Effect.sleep("4 millis")).pipe(Effect.ensuring(g.leave), Effect.as(`page ${n}`))
+        })
+      const runtime = yield* ToolRuntime.ToolRuntime.pipe(
+        Effect.provide(ToolRuntime.layerDefault([member("search"), member("fetch")]))
+      )
+      const results = yield* runtime.runTurn(
+        Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, name: i % 2 === 0 ? "search" : "fetch", input: { n: i } }))
+      )
+      assert.isTrue(results.every((r) => !r.isError))
+      assert.strictEqual(g.runs, 6)
+      assert.strictEqual(g.max, 1)
+    }))
 })
