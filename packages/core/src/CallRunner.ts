@@ -138,17 +138,42 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
   /** Each tool's `maxConcurrent` and `rate`, shared by every turn of the runtime. */
   const limits = new CallLimits.CallLimits()
 
+  /**
+   * Shapes a call's outcome and records its result; in a turn with an output
+   * budget, the result goes with the way to cut it, which the budget may use.
+   */
+  const record = (
+    turn: TurnScheduler.Turn,
+    index: number,
+    tool: Tool.Any | undefined,
+    callId: string,
+    shown: string,
+    outcome: Pipeline.Outcome,
+    durationMillis: number,
+    trace?: CallTrace.CallTrace
+  ): Effect.Effect<void> => {
+    const fitting: Pipeline.Fitting | undefined = turn.budget === undefined ? undefined : { fit: undefined }
+    return Effect.flatMap(
+      Pipeline.shape(shapeEnv, tool, callId, shown, outcome, durationMillis, fitting),
+      (result) => {
+        if (trace !== undefined) {
+          trace.stage("shape")
+          trace.end(result)
+        }
+        return TurnScheduler.finish(turn, index, result, fitting?.fit)
+      }
+    )
+  }
+
   const fail = (turn: TurnScheduler.Turn, index: number, error: ToolError.ToolError, startedAt: number) =>
-    Effect.flatMap(
-      Pipeline.shape(
-        shapeEnv,
-        registry.get(Pipeline.toolNameOf(turn.calls[index]))?.tool,
-        Pipeline.callIdOf(turn.calls[index]),
-        shownName(Pipeline.toolNameOf(turn.calls[index])),
-        { _tag: "Failure", error },
-        turn.clock.unsafeCurrentTimeMillis() - startedAt
-      ),
-      (result) => TurnScheduler.finish(turn, index, result)
+    record(
+      turn,
+      index,
+      registry.get(Pipeline.toolNameOf(turn.calls[index]))?.tool,
+      Pipeline.callIdOf(turn.calls[index]),
+      shownName(Pipeline.toolNameOf(turn.calls[index])),
+      { _tag: "Failure", error },
+      turn.clock.unsafeCurrentTimeMillis() - startedAt
     )
 
   /**
@@ -200,16 +225,7 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
         current = stage
       }
       const complete = (tool: Tool.Any | undefined, outcome: Pipeline.Outcome) =>
-        Effect.flatMap(
-          Pipeline.shape(shapeEnv, tool, callId, shown, outcome, clock.unsafeCurrentTimeMillis() - startedAt),
-          (result) => {
-            if (trace !== undefined) {
-              trace.stage("shape")
-              trace.end(result)
-            }
-            return TurnScheduler.finish(turn, index, result)
-          }
-        )
+        record(turn, index, tool, callId, shown, outcome, clock.unsafeCurrentTimeMillis() - startedAt, trace)
       const run = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
         next("execute")
         const span = trace?.open("execute")

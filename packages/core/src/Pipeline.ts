@@ -79,4 +79,4 @@ export type { ExecuteEnv, ExecuteError } from "./PipelineExecute.js"
 // ---------------------------------------------------------------------------
 
 export { noOutput, shape } from "./PipelineShape.js"
-export type { Outcome, ShapeEnv } from "./PipelineShape.js"
+export type { Fitting, Outcome, ShapeEnv } from "./PipelineShape.js"

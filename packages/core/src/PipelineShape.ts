@@ -15,6 +15,7 @@ import * as Encoding from "effect/Encoding"
 import * as Random from "effect/Random"
 import type * as ArtifactStore from "./ArtifactStore.js"
 import * as ForeignText from "./ForeignText.js"
+import * as OutputBudget from "./OutputBudget.js"
 import type * as Redactor from "./Redactor.js"
 import * as StableJson from "./StableJson.js"
 import type * as Tool from "./Tool.js"
@@ -216,6 +217,19 @@ const nonce = Effect.map(
 )
 
 /**
+ * Where {@link shape} leaves, for a turn with an output budget, the way to
+ * cut the result it made to a share of the budget: the cut reuses what
+ * shaping did (the redacted text, the stored artifact), so a result cut
+ * later costs no second pass and no second artifact.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Fitting {
+  fit: ((share: OutputBudget.Share) => Effect.Effect<ToolResult.ToolResult>) | undefined
+}
+
+/**
  * Stage 6: serialize, redact, truncate, mark. A success over the tool's
  * limit is stored whole and the model gets a head preview; a failure keeps
  * its head and its tail, where the error usually is, and lifts the error
@@ -234,7 +248,8 @@ export const shape = (
   callId: string,
   toolName: string,
   outcome: Outcome,
-  durationMillis: number
+  durationMillis: number,
+  fitting?: Fitting
 ): Effect.Effect<ToolResult.ToolResult> => {
   let failure: ToolError.ToolError | undefined
   let serialized: Serialized
@@ -308,7 +323,6 @@ export const shape = (
     }))
 
   const over = Truncation.measure(text, unit) > limit
-  if (!over && serialized.stash === undefined) return mark(build(text))
 
   // What is stored is redacted too: the store is read back into the context.
   let stored = text
@@ -317,78 +331,156 @@ export const shape = (
     count += stash.count
     stored = over ? `${text}\n\n${stash.text}` : stash.text
   }
-  // A store may build its ids from the call id (the file store does): it gets the id redacted.
-  return env.store.put({ callId: env.redactor.redact(callId).text, toolName }, stored).pipe(
-    Effect.either,
-    Effect.flatMap((put) => {
-      const where = (offset: number) =>
-        Either.isRight(put)
-          ? env.readToolName === undefined
-            ? `The full output is stored as "${put.right.location}".`
-            : `The full output is stored; read more with ${env.readToolName} {"id": "${put.right.id}", "offset": ${offset}}.`
-          : `The full output could not be stored (${put.left.reason}).`
+  // Stored once, whether the limit or the budget asks first. A store may
+  // build its ids from the call id (the file store does): it gets the id redacted.
+  let put: Either.Either<ArtifactStore.Artifact, ArtifactStore.ArtifactError> | undefined
+  const storeOnce = Effect.suspend(() =>
+    put !== undefined ?
+      Effect.succeed(put) :
+      env.store.put({ callId: env.redactor.redact(callId).text, toolName }, stored).pipe(
+        Effect.either,
+        Effect.tap((done) => {
+          put = done
+        })
+      )
+  )
+  const whereIn = (put: Either.Either<ArtifactStore.Artifact, ArtifactStore.ArtifactError>) => (offset: number) =>
+    Either.isRight(put)
+      ? env.readToolName === undefined
+        ? `The full output is stored as "${put.right.location}".`
+        : `The full output is stored; read more with ${env.readToolName} {"id": "${put.right.id}", "offset": ${offset}}.`
+      : `The full output could not be stored (${put.left.reason}).`
+
+  /**
+   * The result cut to the call's share of the turn's budget. The marker and
+   * the untrusted wrapper count too, so the cut is tried again, smaller, until
+   * it fits; when even the marker does not, the result is the short note
+   * alone (our words, not the tool's: it needs no wrapper), which the
+   * budget's floor always has room for.
+   */
+  const budgeted = (share: OutputBudget.Share): Effect.Effect<ToolResult.ToolResult> =>
+    Effect.flatMap(storeOnce, (put) => {
+      const where = whereIn(put)
       const artifact = Either.isRight(put) ? put.right.location : undefined
-      if (!over) {
-        return mark(build(`${text}\n[${where(0)}]`, undefined, artifact))
-      }
-      const limitChars = Truncation.charsWithin(text, limit, unit)
-      if (failure === undefined) {
-        const previewChars = Math.min(tool?.truncation.previewChars ?? env.previewChars, limitChars)
-        const strategy = tool?.truncation.success ?? "head"
+      const total = text.length
+      const strategy = failure !== undefined ? "head-tail" : tool?.truncation.success ?? "head"
+      const cut = (room: number): { readonly content: string; readonly truncation: ToolResult.Truncation } => {
+        const said = (shown: number) =>
+          `[Cut to fit the turn's output budget: showing ${number(shown)} of ${number(total)} characters. ${where(0)}]`
         if (strategy === "tail") {
-          const end = Truncation.tail(text, previewChars)
-          const marker = `[Output truncated: showing the last ${number(end.length)} of ${
-            number(text.length)
-          } characters. ${where(0)}]\n\n`
-          return mark(build(
-            marker + end,
-            { strategy: "tail", originalLength: text.length, shownLength: end.length },
-            artifact
-          ))
+          const end = Truncation.tail(text, room)
+          return {
+            content: `${said(end.length)}\n\n${end}`,
+            truncation: { strategy, originalLength: total, shownLength: end.length, reason: "budget" }
+          }
         }
         if (strategy === "head-tail") {
-          const cut = Truncation.headTail(text, previewChars, tool?.truncation.headShare ?? 0.3)
-          const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
-            where(cut.head.length)
-          }]\n\n`
-          return mark(build(
-            cut.head + marker + cut.tail,
-            { strategy: "head-tail", originalLength: text.length, shownLength: cut.head.length + cut.tail.length },
-            artifact
-          ))
+          const kept = Truncation.headTail(text, room, tool?.truncation.headShare ?? 0.3)
+          const shown = kept.head.length + kept.tail.length
+          return {
+            content: `${kept.head}\n\n${said(shown)}\n\n${kept.tail}`,
+            truncation: { strategy, originalLength: total, shownLength: shown, reason: "budget" }
+          }
         }
-        const preview = Truncation.head(text, previewChars)
-        const marker = `\n\n[Output truncated: showing the first ${number(preview.length)} of ${
+        const start = Truncation.head(text, room)
+        return {
+          content: `${start}\n\n${said(start.length)}`,
+          truncation: { strategy: "head", originalLength: total, shownLength: start.length, reason: "budget" }
+        }
+      }
+      const note = (): ToolResult.ToolResult =>
+        build(
+          `[Not shown: the turn's output budget had no room for this result's ${number(total)} characters. ${
+            artifact === undefined ? "It could not be stored." : "It is stored: see this result's meta.artifact."
+          }]`,
+          { strategy: "head", originalLength: total, shownLength: 0, reason: "budget" },
+          artifact
+        )
+      const attempt = (room: number, tries: number): Effect.Effect<ToolResult.ToolResult> => {
+        const { content, truncation } = cut(room)
+        return Effect.flatMap(mark(build(content, truncation, artifact)), (result) => {
+          const excess = OutputBudget.sizeOf(result, share.unit) - share.amount
+          if (excess <= 0) return Effect.succeed(result)
+          if (room === 0 || tries === 4) return Effect.succeed(note())
+          // A token is at most four characters of narrow text: taking four per
+          // token of excess overshoots rather than loops.
+          return attempt(Math.max(0, room - (share.unit === "tokens" ? excess * 4 : excess)), tries + 1)
+        })
+      }
+      return attempt(Truncation.charsWithin(text, share.amount, share.unit), 0)
+    })
+  const fittable = (result: ToolResult.ToolResult): void => {
+    fitting!.fit = (share) =>
+      OutputBudget.sizeOf(result, share.unit) <= share.amount ? Effect.succeed(result) : budgeted(share)
+  }
+
+  if (!over && serialized.stash === undefined) {
+    return fitting === undefined ? mark(build(text)) : Effect.tap(mark(build(text)), fittable)
+  }
+  const limited = Effect.flatMap(storeOnce, (put) => {
+    const where = whereIn(put)
+    const artifact = Either.isRight(put) ? put.right.location : undefined
+    if (!over) {
+      return mark(build(`${text}\n[${where(0)}]`, undefined, artifact))
+    }
+    const limitChars = Truncation.charsWithin(text, limit, unit)
+    if (failure === undefined) {
+      const previewChars = Math.min(tool?.truncation.previewChars ?? env.previewChars, limitChars)
+      const strategy = tool?.truncation.success ?? "head"
+      if (strategy === "tail") {
+        const end = Truncation.tail(text, previewChars)
+        const marker = `[Output truncated: showing the last ${number(end.length)} of ${
           number(text.length)
-        } characters. ${where(preview.length)}]`
+        } characters. ${where(0)}]\n\n`
         return mark(build(
-          preview + marker,
-          { strategy: "head", originalLength: text.length, shownLength: preview.length },
+          marker + end,
+          { strategy: "tail", originalLength: text.length, shownLength: end.length },
           artifact
         ))
       }
-      const keep = Math.min(tool?.truncation.failureKeepChars ?? env.failureKeepChars, limitChars)
-      const headShare = tool?.truncation.headShare ?? 0.3
-      // The error lines of the dropped middle are lifted into the marker, so
-      // the cut can never hide what failed; their room comes out of the kept text.
-      const first = Truncation.headTail(text, keep, headShare)
-      const lifted = Truncation.errorLines(
-        text.slice(first.head.length, text.length - first.tail.length),
-        20,
-        Math.max(40, Math.floor(keep / 50))
-      )
-      const summary = lifted.length === 0
-        ? ""
-        : `\nLines in the omitted part that report errors:\n${lifted.map((l) => `  ${l}`).join("\n")}\n`
-      const cut = summary === "" ? first : Truncation.headTail(text, Math.max(0, keep - summary.length), headShare)
-      const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
-        where(cut.head.length)
-      }]${summary}\n\n`
+      if (strategy === "head-tail") {
+        const cut = Truncation.headTail(text, previewChars, tool?.truncation.headShare ?? 0.3)
+        const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
+          where(cut.head.length)
+        }]\n\n`
+        return mark(build(
+          cut.head + marker + cut.tail,
+          { strategy: "head-tail", originalLength: text.length, shownLength: cut.head.length + cut.tail.length },
+          artifact
+        ))
+      }
+      const preview = Truncation.head(text, previewChars)
+      const marker = `\n\n[Output truncated: showing the first ${number(preview.length)} of ${
+        number(text.length)
+      } characters. ${where(preview.length)}]`
       return mark(build(
-        cut.head + marker + cut.tail,
-        { strategy: "head-tail", originalLength: text.length, shownLength: cut.head.length + cut.tail.length },
+        preview + marker,
+        { strategy: "head", originalLength: text.length, shownLength: preview.length },
         artifact
       ))
-    })
-  )
+    }
+    const keep = Math.min(tool?.truncation.failureKeepChars ?? env.failureKeepChars, limitChars)
+    const headShare = tool?.truncation.headShare ?? 0.3
+    // The error lines of the dropped middle are lifted into the marker, so
+    // the cut can never hide what failed; their room comes out of the kept text.
+    const first = Truncation.headTail(text, keep, headShare)
+    const lifted = Truncation.errorLines(
+      text.slice(first.head.length, text.length - first.tail.length),
+      20,
+      Math.max(40, Math.floor(keep / 50))
+    )
+    const summary = lifted.length === 0
+      ? ""
+      : `\nLines in the omitted part that report errors:\n${lifted.map((l) => `  ${l}`).join("\n")}\n`
+    const cut = summary === "" ? first : Truncation.headTail(text, Math.max(0, keep - summary.length), headShare)
+    const marker = `\n\n[… ${number(cut.omitted)} of ${number(text.length)} characters omitted here. ${
+      where(cut.head.length)
+    }]${summary}\n\n`
+    return mark(build(
+      cut.head + marker + cut.tail,
+      { strategy: "head-tail", originalLength: text.length, shownLength: cut.head.length + cut.tail.length },
+      artifact
+    ))
+  })
+  return fitting === undefined ? limited : Effect.tap(limited, fittable)
 }

@@ -46,7 +46,11 @@ export type ContentBlock = typeof ContentBlock.Type
 export const Truncation = Schema.Struct({
   strategy: Schema.Literal("head", "tail", "head-tail"),
   originalLength: Schema.Number.annotations({ description: "Characters before truncation (after redaction)." }),
-  shownLength: Schema.Number.annotations({ description: "Characters kept, markers excluded." })
+  shownLength: Schema.Number.annotations({ description: "Characters kept, markers excluded." }),
+  reason: Schema.optional(Schema.Literal("budget")).annotations({
+    description:
+      "`budget` when the result was cut to fit the turn's output budget (`outputBudget`) rather than its tool's own limit."
+  })
 })
 
 /**

@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as CallTrace from "./CallTrace.js"
 import * as ClientRequests from "./ClientRequests.js"
+import * as OutputBudget from "./OutputBudget.js"
 import * as Pipeline from "./Pipeline.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
@@ -73,6 +74,17 @@ export interface TurnOptions {
   readonly onEvent?: ((event: Event) => Effect.Effect<void>) | undefined
   /** How handlers reach the user and the client's model (`context.elicit`, `context.sample`). */
   readonly client?: ClientRequests.Channel | undefined
+  /**
+   * The most text all the turn's results together may hold: characters, or
+   * approximate tokens (`{ tokens: 20_000 }`). Shared out as results are
+   * shaped; a result cut for it says so and keeps its full output stored.
+   * A budget below 240 characters (64 tokens) a call is raised to that.
+   * Default: none (each result has only its tool's `outputLimit`). See
+   * `OutputBudget`.
+   *
+   * @since 0.4.0
+   */
+  readonly outputBudget?: OutputBudget.Option | undefined
 }
 
 /**
@@ -158,6 +170,8 @@ export interface Turn {
   /** {@link CallTrace.TraceValues} of the fiber that runs the turn. */
   readonly traceValues: boolean
   readonly env: Pipeline.ExecuteEnv
+  /** The turn's `outputBudget`, as it is spent. */
+  readonly budget: OutputBudget.Budget | undefined
   interruptReason: string | undefined
   /** The call whose denial stopped the turn. */
   stoppedBy: number | undefined
@@ -196,12 +210,39 @@ export interface Scheduler {
   readonly plan: (calls: ReadonlyArray<ToolCall.Input>, turnOptions?: TurnOptions) => ReadonlyArray<Batch>
 }
 
-/** Records a call's result in its place, the one way a result reaches the turn. */
-export const finish = (turn: Turn, index: number, result: ToolResult.ToolResult): Effect.Effect<void> => {
+/**
+ * Records a call's result in its place, the one way a result reaches the
+ * turn. In a turn with an output budget, a result the budget holds back
+ * (it may be cut once every size is known) is in place already, so nothing
+ * counts it missing, but its `CallFinished` waits for the cut.
+ */
+export const finish = (
+  turn: Turn,
+  index: number,
+  result: ToolResult.ToolResult,
+  fit?: OutputBudget.Fit
+): Effect.Effect<void> => {
   turn.results[index] = result
   if (result.isError && turn.failedAt === undefined) turn.failedAt = index
+  if (fit !== undefined && turn.budget !== undefined && !turn.budget.offer(index, result, fit)) return Effect.void
   const onEvent = turn.options?.onEvent
   return onEvent === undefined ? Effect.void : onEvent({ _tag: "CallFinished", index, result })
+}
+
+/** Cuts the results the budget held back, and sends their events, in call order. */
+const settleBudget = (turn: Turn): Effect.Effect<void> => {
+  const budget = turn.budget
+  if (budget === undefined) return Effect.void
+  return Effect.flatMap(budget.settle(), (settled) => {
+    const onEvent = turn.options?.onEvent
+    const inOrder = [...settled].sort(([a], [b]) => a - b)
+    for (const [index, result] of inOrder) turn.results[index] = result
+    return onEvent === undefined ? Effect.void : Effect.forEach(
+      inOrder,
+      ([index, result]) => onEvent({ _tag: "CallFinished", index, result }),
+      { discard: true }
+    )
+  })
 }
 
 /** The scheduler of a runtime, running each call through `runner`. */
@@ -276,6 +317,9 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         stageSpans: CallTrace.isExporting(tracer),
         traceValues,
         env,
+        budget: turnOptions?.outputBudget === undefined
+          ? undefined
+          : new OutputBudget.Budget(turnOptions.outputBudget, calls.length),
         interruptReason: undefined,
         failedAt: undefined,
         stoppedBy: undefined
@@ -331,6 +375,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
       return (client === undefined ? body : Effect.locally(body, ClientRequests.currentChannel, client)).pipe(
         Effect.ensuring(watchdog.close()),
         Effect.zipRight(fill),
+        Effect.zipRight(settleBudget(turn)),
         Effect.onExit((exit) =>
           Effect.sync(() =>
             turnTrace?.end(
