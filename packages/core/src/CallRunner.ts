@@ -212,7 +212,13 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
           clock,
           turn.parentSpan,
           redactText(callId),
-          shown,
+          // A name the model made up is a value like its arguments: shown only
+          // when values may be, and then printable and short.
+          shown === toolName && registry.get(toolName) !== undefined
+            ? toolName
+            : turn.traceValues
+            ? ToolError.printableName(shown)
+            : CallTrace.unknownToolName,
           turn.stageSpans,
           redactText,
           turn.traceValues
@@ -289,6 +295,7 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
       // A name that held a secret is redacted before any message quotes it.
       const parsed = Pipeline.parse(shown === toolName ? call : renamed(call, callId, shown), maxInputChars)
       if (Either.isLeft(parsed)) return settle(parsed.left)
+      trace?.arguments(parsed.right.input)
       next("lookup")
       const entry = registry.get(parsed.right.toolName)
       if (entry !== undefined && trace !== undefined) trace.describe(describedAs(entry.tool))

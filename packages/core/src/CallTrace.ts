@@ -4,7 +4,9 @@
  * `gen_ai.tool.call.id`, `gen_ai.tool.type`, `gen_ai.tool.description`,
  * `error.type` on failure) and a `tool_runtime.{stage}` child span per stage,
  * with the status, duration, truncation and redaction count as attributes.
- * Raw arguments and outputs never go in.
+ * Arguments and results (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`),
+ * error messages and the name of a tool that is not registered go in only
+ * when the application turns {@link TraceValues} on, and then redacted and capped.
  *
  * A span also carries its exit, and an exporting tracer serializes it (the
  * OpenTelemetry one sets the status message and records an exception event
@@ -29,7 +31,8 @@ import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
-import type * as ToolResult from "./ToolResult.js"
+import * as StableJson from "./StableJson.js"
+import * as ToolResult from "./ToolResult.js"
 
 /**
  * @since 0.1.0
@@ -79,10 +82,13 @@ const describeError = (u: unknown): { readonly name: string; readonly message: s
 }
 
 /**
- * Whether spans may carry values the model or a tool sent: the messages of
- * stage errors in span statuses (they quote arguments: "query: expected a
- * string, got 42"), and the permission stage's `permission.input`,
- * `permission.subject` and `permission.reason`. Off by default, as
+ * Whether spans may carry values the model or a tool sent: the call's
+ * arguments and result (`gen_ai.tool.call.arguments`,
+ * `gen_ai.tool.call.result`, at most {@link maxValueChars} each), the
+ * messages of errors in span statuses (they quote arguments: "query:
+ * expected a string, got 42"), the name of a tool that is not registered,
+ * and the permission stage's `permission.input`, `permission.subject` and
+ * `permission.reason`. Off by default, as
  * OpenTelemetry's GenAI conventions ask of arguments and results: they
  * carry user data no redactor recognizes. When on, they are still redacted.
  * Provide `true` with `Effect.provideService(TraceValues, true)` (or
@@ -94,6 +100,28 @@ const describeError = (u: unknown): { readonly name: string; readonly message: s
 export class TraceValues extends Context.Reference<TraceValues>()("@tool-runtime/core/TraceValues", {
   defaultValue: () => false
 }) {}
+
+/**
+ * The most characters of arguments or of a result a span records, when
+ * {@link TraceValues} lets it: a trace backend is no place for a 50 MB log.
+ *
+ * @since 0.4.0
+ * @category tracing
+ */
+export const maxValueChars = 4_096
+
+const capped = (text: string): string =>
+  text.length <= maxValueChars ? text : `${text.slice(0, maxValueChars)}… (${text.length} characters in all)`
+
+/**
+ * The name a call's span shows for a tool that is not registered: the
+ * model chose that name, and it can hold anything (a query, a path, a
+ * person's name), so it is a value like the arguments.
+ *
+ * @since 0.4.0
+ * @category tracing
+ */
+export const unknownToolName = "(unknown)"
 
 /**
  * The exit a span may end with: a success or an interruption as it is; any
@@ -166,6 +194,16 @@ export class CallTrace {
     this.parent = Option.some(this.span)
   }
 
+  /**
+   * The call's arguments, as `gen_ai.tool.call.arguments`: only with
+   * {@link TraceValues} on, redacted and capped.
+   */
+  arguments(input: unknown): void {
+    if (!this.values) return
+    const encoded = StableJson.encode(input)
+    this.span.attribute("gen_ai.tool.call.arguments", capped(this.redact(encoded.text)))
+  }
+
   /** The tool was found: its description, already redacted (the developer's text, redacted all the same). */
   describe(description: string): void {
     this.span.attribute("gen_ai.tool.description", description)
@@ -209,8 +247,26 @@ export class CallTrace {
     this.span.attribute("tool.duration_ms", result.meta.durationMillis)
     this.span.attribute("tool.truncated", result.meta.truncation !== undefined)
     this.span.attribute("tool.redactions", result.meta.redactions)
+    // The result as the model reads it (shaped: redacted, cut), only when values may be recorded.
+    if (this.values && !result.isError) {
+      this.span.attribute("gen_ai.tool.call.result", capped(ToolResult.text(result)))
+    }
+    if (!result.isError) {
+      this.span.end(this.clock.unsafeCurrentTimeNanos(), Exit.void)
+      return
+    }
     // The error's stable code: a low-cardinality class, as the conventions ask, never its message.
-    if (result.isError) this.span.attribute("error.type", result.error?.code ?? "error")
-    this.span.end(this.clock.unsafeCurrentTimeNanos(), result.isError ? Exit.fail(result.error?.code) : Exit.void)
+    const code = result.error?.code ?? "error"
+    this.span.attribute("error.type", code)
+    this.span.end(
+      this.clock.unsafeCurrentTimeNanos(),
+      Exit.fail(
+        new SpanError(
+          code,
+          this.values ? capped(ToolResult.text(result)) : `${code} (message withheld: TraceValues is off)`,
+          code
+        )
+      )
+    )
   }
 }

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Tracer from "effect/Tracer"
+import * as CallTrace from "../src/CallTrace.js"
 import * as Tool from "../src/Tool.js"
 import * as ToolRuntime from "../src/ToolRuntime.js"
 
@@ -146,5 +147,30 @@ describe("CallTrace", () => {
       for (const span of spans) {
         for (const value of span.attributes.values()) assert.notInclude(String(value), secret)
       }
+    }))
+
+  it.effect("with TraceValues on, arguments and results are recorded redacted and capped; a made-up name too", () =>
+    Effect.gen(function*() {
+      const { spans, tracer } = recordingTracer()
+      const runtime = yield* ToolRuntime.ToolRuntime.pipe(Effect.provide(ToolRuntime.layerDefault([lookup])))
+      const huge = `${secret} ${"q".repeat(200_000)}`
+      const longName = `lookup_${"x".repeat(500)}`
+      yield* runtime.runTurn([
+        { id: "a", name: "lookup", input: { query: huge } },
+        { id: "b", name: longName, input: { query: "x" } }
+      ]).pipe(Effect.withTracer(tracer), Effect.provideService(CallTrace.TraceValues, true))
+      const call = (id: string) =>
+        spans.find((s) =>
+          s.attributes.get("gen_ai.operation.name") === "execute_tool" && s.attributes.get("gen_ai.tool.call.id") === id
+        )!
+      for (const key of ["gen_ai.tool.call.arguments", "gen_ai.tool.call.result"]) {
+        const value = String(call("a").attributes.get(key))
+        assert.isAtMost(value.length, CallTrace.maxValueChars + 40, key)
+        assert.include(value, "[REDACTED:github-token]", key)
+        assert.notInclude(value, secret.slice(4, 12), key)
+      }
+      // The made-up name is shown, printable and short.
+      assert.isTrue(call("b").name.startsWith("execute_tool lookup_xxx"))
+      assert.isAtMost(call("b").name.length, 100)
     }))
 })
