@@ -36,5 +36,7 @@ export * as SandboxSettings from "./SandboxSettings.js"
 export * as SeccompFilter from "./SeccompFilter.js"
 /** @since 0.1.0 */
 export * as ShellTool from "./ShellTool.js"
+/** @since 0.4.0 */
+export * as WorkerTool from "./WorkerTool.js"
 /** @since 0.1.0 */
 export * as Workspace from "./Workspace.js"
