@@ -110,8 +110,11 @@ export class TraceValues extends Context.Reference<TraceValues>()("@tool-runtime
  */
 export const maxValueChars = 4_096
 
-const capped = (text: string): string =>
-  text.length <= maxValueChars ? text : `${text.slice(0, maxValueChars)}… (${text.length} characters in all)`
+const capped = (text: string): string => {
+  if (text.length <= maxValueChars) return text
+  const note = `… (${text.length} characters in all)`
+  return `${text.slice(0, maxValueChars - note.length)}${note}`
+}
 
 /**
  * The name a call's span shows for a tool that is not registered: the

@@ -47,6 +47,15 @@ export interface Share {
 export const floor: { readonly [U in Truncation.Unit]: number } = { chars: 240, tokens: 64 }
 
 /**
+ * Whether an option sets no budget at all: none given, or `Infinity`.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export const isUnbounded = (option: Option | undefined): option is undefined =>
+  option === undefined || (typeof option === "number" ? option : option.tokens) === Infinity
+
+/**
  * The size of a result as the budget counts it: its text blocks.
  *
  * @since 0.4.0

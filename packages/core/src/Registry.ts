@@ -154,6 +154,12 @@ export const make = <const Tools extends ReadonlyArray<Tool.Any>>(
       if (!(tool.outputLimit > 0 && Number.isFinite(tool.outputLimit))) {
         return yield* new InvalidRegistry({ reason: `Tool "${tool.name}" needs a positive output limit.` })
       }
+      const slots = tool.maxConcurrent
+      if (slots !== undefined && !(Number.isSafeInteger(slots) && slots > 0)) {
+        return yield* new InvalidRegistry({
+          reason: `Tool "${tool.name}" needs a maxConcurrent that is a positive whole number.`
+        })
+      }
       const rate = tool.rate
       if (
         rate !== undefined &&

@@ -231,8 +231,11 @@ export interface Options<Input, Output, Failure, R, R2> {
   /**
    * At most this many calls of the tool at once, across every turn of the
    * runtime (an API that allows two connections, a build that must not run
-   * beside itself). A call over the limit waits for a slot within its own
-   * time limit; one that gets none is answered `not_executed`, never run.
+   * beside itself): a positive whole number (the registry refuses any
+   * other). A call over the limit waits for a slot at most as long as its
+   * own time limit; one that gets none is answered `not_executed`, never
+   * run. The wait comes before the call's deadline starts, so a call that
+   * waited and then ran can take up to twice its `timeout` in all.
    * Default: no limit.
    */
   readonly maxConcurrent?: number | undefined
@@ -358,7 +361,7 @@ export const make = <
       return asked === undefined ? timeoutMillis : Math.min(timeoutMillis, Duration.toMillis(asked))
     },
     idleTimeoutMillis: options.idleTimeout === undefined ? undefined : Duration.toMillis(options.idleTimeout),
-    maxConcurrent: options.maxConcurrent === undefined ? undefined : Math.max(1, Math.floor(options.maxConcurrent)),
+    maxConcurrent: options.maxConcurrent,
     rate: options.rate === undefined ? undefined : {
       calls: options.rate.calls,
       perMillis: Duration.toMillis(options.rate.per),

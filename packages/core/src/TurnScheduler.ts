@@ -79,8 +79,8 @@ export interface TurnOptions {
    * The most text all the turn's results together may hold: characters, or
    * approximate tokens (`{ tokens: 20_000 }`). Shared out as results are
    * shaped; a result cut for it says so and keeps its full output stored.
-   * A budget below 240 characters (64 tokens) a call is raised to that.
-   * Default: none (each result has only its tool's `outputLimit`). See
+   * A budget below 240 characters (64 tokens) a call is raised to that
+   * (a negative or NaN one too); `Infinity` is no budget. Default: none (each result has only its tool's `outputLimit`). See
    * `OutputBudget`.
    *
    * @since 0.4.0
@@ -331,9 +331,9 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         stageSpans: CallTrace.isExporting(tracer),
         traceValues,
         env,
-        budget: turnOptions?.outputBudget === undefined
+        budget: OutputBudget.isUnbounded(turnOptions?.outputBudget)
           ? undefined
-          : new OutputBudget.Budget(turnOptions.outputBudget, calls.length),
+          : new OutputBudget.Budget(turnOptions!.outputBudget!, calls.length),
         interruptReason: undefined,
         failedAt: undefined,
         stoppedBy: undefined

@@ -219,4 +219,15 @@ describe("outputBudget", () => {
       assert.isFalse(cutForBudget(results[1]!))
       assert.isTrue(cutForBudget(results[0]!) && cutForBudget(results[2]!))
     }))
+
+  it.effect("an Infinity budget is no budget: nothing is cut", () =>
+    Effect.gen(function*() {
+      const runtime = yield* runtimeOf
+      const results = yield* runtime.runTurn([
+        { id: "a", name: "emit", input: { seed: 1, size: 20_000, fail: false, delay: 0 } },
+        { id: "b", name: "emit", input: { seed: 2, size: 20_000, fail: false, delay: 0 } }
+      ], { outputBudget: Infinity })
+      assert.isFalse(results.some(cutForBudget))
+      assert.strictEqual(ToolResult.text(results[0]!), payload(1, 20_000))
+    }))
 })

@@ -214,7 +214,7 @@ describe("rate", () => {
       assert.deepStrictEqual(rec.starts, [0, 0, 0, 1000])
     }))
 
-  it.effect("the registry refuses a broken rate and a group whose tools disagree", () =>
+  it.effect("the registry refuses a broken rate or maxConcurrent, and a group whose tools disagree", () =>
     Effect.gen(function*() {
       const rec = recorder()
       for (
@@ -222,6 +222,12 @@ describe("rate", () => {
           [[quota("a", rec, { calls: 0, per: "1 second" })], "positive whole number"],
           [[quota("a", rec, { calls: 1.5, per: "1 second" })], "positive whole number"],
           [[quota("a", rec, { calls: 1, per: 0 })], "positive whole number"],
+          ...[0, -1, 0.5, NaN, Infinity].map((slots) =>
+            [
+              [Tool.make("a", { description: "x", parameters: {}, maxConcurrent: slots, handler: () => Effect.void })],
+              "maxConcurrent that is a positive whole number"
+            ] as const
+          ),
           [[
             quota("a", rec, { calls: 1, per: "1 second" }, { limitGroup: "g" }),
             quota("b", rec, undefined, { limitGroup: "g" })
