@@ -84,6 +84,8 @@ export type FromWorker =
   | { readonly type: "rule"; readonly reason: string; readonly fix: string | undefined }
   | { readonly type: "defect"; readonly detail: string }
   | { readonly type: "fatal"; readonly detail: string }
+  /** Sent before a call's answer when the call left work running (a timer, a socket): its worker is not reused. */
+  | { readonly type: "leftover"; readonly resources: ReadonlyArray<string> }
 
 /**
  * A handler as the worker keeps it, with the schemas that carry its input in
@@ -283,6 +285,19 @@ const fromExit = (entry: Registered, exit: Exit.Exit<unknown, unknown>): FromWor
   }
 }
 
+const activeResources = (): Map<string, number> => {
+  const counts = new Map<string, number>()
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1)
+  return counts
+}
+
+/** The kinds of resource the thread holds beyond `baseline`. */
+const leftover = (baseline: Map<string, number>): ReadonlyArray<string> => {
+  const left: Array<string> = []
+  for (const [kind, count] of activeResources()) if (count > (baseline.get(kind) ?? 0)) left.push(kind)
+  return left
+}
+
 const serve = (name: string): void => {
   const port = WorkerThreads.parentPort
   if (port === null) return
@@ -390,9 +405,18 @@ const serve = (name: string): void => {
       return
     }
     if (message.type !== "call") return
+    // What the thread holds open before the call (its port, the module's own
+    // handles): a call that leaves more behind (a timer, a socket) would end
+    // or disturb whichever call runs next in this worker.
+    const baseline = activeResources()
+    const answer = (result: FromWorker) => {
+      const left = leftover(baseline)
+      if (left.length > 0) post({ type: "leftover", resources: left })
+      finish(result)
+    }
     run(message.callId, message.input).then(
-      finish,
-      (e) => finish({ type: "defect", detail: guarded(() => describeThrown(e), "a value that cannot be read") })
+      answer,
+      (e) => answer({ type: "defect", detail: guarded(() => describeThrown(e), "a value that cannot be read") })
     )
   })
 }

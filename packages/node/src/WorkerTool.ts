@@ -181,6 +181,8 @@ interface Slot {
   ready: boolean
   /** Why the worker is ending, as first seen: an `error` event comes before the `exit`. */
   crash: string | undefined
+  /** Its last call left work running in it: it ends instead of serving another call. */
+  retire: boolean
 }
 
 const describeError = (e: unknown): string => {
@@ -220,11 +222,22 @@ class Pool {
       ...(resourceLimits === undefined ? {} : { resourceLimits }),
       ...(execArgv === undefined ? {} : { execArgv })
     })
-    const slot: Slot = { worker, generation: this.generation, call: undefined, ready: false, crash: undefined }
+    const slot: Slot = {
+      worker,
+      generation: this.generation,
+      call: undefined,
+      ready: false,
+      crash: undefined,
+      retire: false
+    }
     worker.on("message", (message: unknown) => {
       if (typeof message !== "object" || message === null) return
       const type = (message as WorkerHost.FromWorker).type
       if (type === "ready") slot.ready = true
+      if (type === "leftover") {
+        slot.retire = true
+        return
+      }
       if (type === "fatal") {
         // The module did not load: this worker can never answer. Its `exit` ends the call.
         slot.crash ??= text((message as { readonly detail?: unknown }).detail, "the worker cannot run the tool")
@@ -275,11 +288,23 @@ class Pool {
   give(slot: Slot): void {
     slot.call = undefined
     slot.worker.unref()
-    if (slot.crash === undefined && slot.generation === this.generation && this.idle.length < this.settings.poolSize) {
+    const reusable = slot.crash === undefined && !slot.retire && slot.generation === this.generation
+    if (reusable && this.idle.length < this.settings.poolSize) {
       this.idle.push(slot)
     } else {
       void slot.worker.terminate()
+      if (slot.retire) this.replace(slot)
     }
+  }
+
+  /**
+   * A fresh worker in place of one ended on purpose (a deadline, an
+   * interruption, work left running), so the next call does not pay a
+   * thread's start inside its own time limit. Not after a crash: a module
+   * that cannot load would be started again and again.
+   */
+  private replace(ended: Slot): void {
+    if (ended.generation === this.generation) this.warm()
   }
 
   /** Ends a worker and waits until its thread is gone: only then has the call stopped. */
@@ -287,7 +312,9 @@ class Pool {
     return Effect.suspend(() => {
       slot.call = undefined
       this.forget(slot)
-      return Effect.promise(() => slot.worker.terminate().then(() => undefined, () => undefined))
+      return Effect.promise(() => slot.worker.terminate().then(() => undefined, () => undefined)).pipe(
+        Effect.tap(() => this.replace(slot))
+      )
     })
   }
 

@@ -235,6 +235,16 @@ describe("WorkerTool", { timeout: 60_000 }, () => {
       }
     }))
 
+  it.live("a call that leaves work running (a timer) gets its own worker retired: the next call is not blamed for it", () =>
+    Effect.gen(function*() {
+      const answered = yield* call("misbehave", { how: "throw-much-later" })
+      assert.strictEqual(ToolResult.text(answered), "answered")
+      // Its timer throws 100 ms later, while this call runs: in the same worker it would end this one.
+      const next = yield* call("misbehave", { how: "slow" })
+      assert.isFalse(next.isError, ToolResult.text(next))
+      assert.strictEqual(ToolResult.text(next), "slow behaved")
+    }))
+
   it.live("progress from the worker reaches the turn and keeps the idle clock from firing", () =>
     Effect.gen(function*() {
       const reports: Array<string | undefined> = []
