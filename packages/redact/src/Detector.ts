@@ -5,9 +5,9 @@
  *
  * The split is what keeps redaction linear. Triggers of every rule are
  * searched together in a few passes over the text (one scan for every
- * prefix, context word and longer literal, a substring search per
- * one-character literal such as `@`, one pass per pattern), so the text is
- * read a fixed number of times whatever the number of rules.
+ * prefix, context word, literal and the number shapes of personal data, one
+ * pass per other pattern), so the text is read a fixed number of times
+ * whatever the number of rules.
  * A verifier reads at most `before` characters before its hit and `after`
  * characters from it, so its cost does not depend on the size of the text,
  * and a streaming redactor knows how much text it must hold back to decide
@@ -95,9 +95,10 @@ export interface Context {
  *   All prefixes are found by one scan, with the keywords.
  * - `Keyword`: case-insensitive words that announce a secret nearby
  *   (`password`, `bearer`). All keywords are found by one scan.
- * - `Literal`: an exact string (`@`, `://`): one character is searched on
- *   its own with the runtime's fast substring search, a longer one by the
- *   scan that finds the prefixes. `prefilter` is a regular-expression
+ * - `Literal`: an exact string (`@`, `://`): one ASCII character is found
+ *   by the text scan in its one pass (up to six such characters; any other
+ *   with the runtime's fast substring search), a longer one by the scan that
+ *   finds the prefixes. `prefilter` is a regular-expression
  *   source, tighter than the literal, that must match where the literal
  *   occurs for the detector to have any chance (`\+[1-9]` for `+`); other
  *   occurrences are skipped before anything is allocated.

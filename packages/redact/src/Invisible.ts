@@ -10,10 +10,57 @@
  * @since 0.4.0
  */
 
-// Unicode format characters (Cf): zero-width space, joiners and non-joiners,
-// word joiner, soft hyphen, bidirectional controls, the BOM, tag characters.
-const format = /\p{Cf}/gu
-const anyFormat = /\p{Cf}/u
+/**
+ * The Unicode format characters (general category Cf, Unicode 17): the
+ * zero-width space, joiners and non-joiners, the word joiner, the soft
+ * hyphen, bidirectional controls, the BOM, tag characters; first and last
+ * code point of each range. Spelled out rather than `\p{Cf}` so that every
+ * engine folds the same characters whatever its Unicode version, and so
+ * that the text scan (`TextScan`), which looks for them in its one pass
+ * over the text, tests the same set: a test holds it to the engine's
+ * `\p{Cf}`.
+ *
+ * @since 0.4.0
+ * @category characters
+ */
+export const formatRanges: ReadonlyArray<readonly [number, number]> = [
+  [0xad, 0xad],
+  [0x600, 0x605],
+  [0x61c, 0x61c],
+  [0x6dd, 0x6dd],
+  [0x70f, 0x70f],
+  [0x890, 0x891],
+  [0x8e2, 0x8e2],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x202a, 0x202e],
+  [0x2060, 0x2064],
+  [0x2066, 0x206f],
+  [0xfeff, 0xfeff],
+  [0xfff9, 0xfffb],
+  [0x110bd, 0x110bd],
+  [0x110cd, 0x110cd],
+  [0x13430, 0x1343f],
+  [0x1bca0, 0x1bca3],
+  [0x1d173, 0x1d17a],
+  [0xe0001, 0xe0001],
+  [0xe0020, 0xe007f]
+]
+
+const hex = (code: number): string => `\\u{${code.toString(16)}}`
+const formatClass = `[${
+  formatRanges.map(([first, last]) => first === last ? hex(first) : `${hex(first)}-${hex(last)}`).join("")
+}]`
+const format = new RegExp(formatClass, "gu")
+const anyFormat = new RegExp(formatClass, "u")
+
+/**
+ * Whether `text` holds a format character.
+ *
+ * @since 0.4.0
+ * @category characters
+ */
+export const hasFormat = (text: string): boolean => anyFormat.test(text)
 
 /**
  * A text as the rules read it: `text` without the format characters, and
@@ -38,7 +85,7 @@ export interface Folded {
  * @category constructors
  */
 export const fold = (text: string): Folded => {
-  if (!anyFormat.test(text)) return { text, at: identity, endAt: identity }
+  if (!anyFormat.test(text)) return unchanged(text)
   // Each removed run: the folded position it sat at, and how many characters
   // were removed up to and including it.
   const positions: Array<number> = []
@@ -80,3 +127,12 @@ export const fold = (text: string): Folded => {
 }
 
 const identity = (i: number): number => i
+
+/**
+ * A text known to hold no format character (the text scan found none), as
+ * the rules read it: itself.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const unchanged = (text: string): Folded => ({ text, at: identity, endAt: identity })

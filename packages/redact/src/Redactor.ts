@@ -9,13 +9,15 @@
  * application knows, and rules the application adds.
  *
  * The engine reads the text a fixed number of times whatever the number of
- * rules: one scan finds every token prefix, context word and literal of two
- * or more characters (a table of the character pairs they are looked for
- * from, read over the text's bytes), one substring search runs per
- * one-character literal (`@`, `(`) and one pass per pattern. Keyed rules
- * share one detector, which looks up the services a key names. Each hit is
- * verified by its rules in a bounded
- * window; findings are committed in the order of their starts, a finding
+ * rules: one scan (`TextScan`, in WebAssembly with SIMD where it can run)
+ * finds every token prefix, context word and literal (a table of the
+ * character pairs they are looked for from, read over the text's bytes),
+ * every one-character literal (`@`, `(`), the number shapes personal data
+ * takes, the literal that gates a pattern, and whether the text holds a
+ * character that shows as nothing; then one pass runs per other pattern (an
+ * application's rules, Kubernetes manifests where their gate matched). Keyed
+ * rules share one detector, which looks up the services a key names. Each
+ * hit is verified by its rules in a bounded window; findings are committed in the order of their starts, a finding
  * moves every pass past its end, and the output is assembled once. No
  * pattern can backtrack without bound, and no rule rescans its window from
  * every hit of a long run, so the time is linear in the text. A short text
@@ -40,8 +42,9 @@
  *
  * The face is this module: the rules an application gives, turned into
  * detectors, the output assembled with its markers, and the stream. The
- * engine behind it is two modules: the scan that finds hits
- * (`TriggerScan`) and the rule runner that verifies them and commits the
+ * engine behind it is three modules: the one pass over the text
+ * (`TextScan`), the passes that turn what it found into hits
+ * (`TriggerScan`), and the rule runner that verifies them and commits the
  * findings (`RuleRunner`).
  *
  * @since 0.3.0
@@ -327,11 +330,18 @@ const streamOf = (engine: RuleRunner.Engine, options: StreamOptions | undefined)
   let emitted = 0
   let scanned = 0
   let state = RuleRunner.freshState(engine)
+  // Whether the buffer may hold a format character: each chunk is tested as
+  // it comes (with the character before it, which may be the first half of
+  // a pair), and the buffer is folded only while one may be there.
+  let formats = false
+  // The last character pushed: read from the buffer, it would flatten the string built by appending.
+  let last = ""
   // `buffer`, `emitted` and `scanned` count the original text; the scan's
   // state counts the folded text the rules read.
   const step = (final: boolean): Redaction => {
     const findings: Array<RuleRunner.Finding> = []
-    const folded = Invisible.fold(buffer)
+    const folded = formats ? Invisible.fold(buffer) : Invisible.unchanged(buffer)
+    formats = folded.text !== buffer
     const commit = RuleRunner.scan(engine, folded.text, state, final, findings)
     const committed = folded.at(commit)
     const out = assemble(buffer, unfold(findings, folded), emitted, committed)
@@ -339,6 +349,8 @@ const streamOf = (engine: RuleRunner.Engine, options: StreamOptions | undefined)
       buffer = ""
       emitted = 0
       scanned = 0
+      formats = false
+      last = ""
       state = RuleRunner.freshState(engine)
       return out
     }
@@ -371,6 +383,8 @@ const streamOf = (engine: RuleRunner.Engine, options: StreamOptions | undefined)
   }
   return {
     push: (chunk) => {
+      formats ||= Invisible.hasFormat(last + chunk)
+      if (chunk.length > 0) last = chunk[chunk.length - 1]!
       buffer += chunk
       return buffer.length - scanned < batch ? { text: "", count: 0, kinds: empty } : step(false)
     },
@@ -398,15 +412,19 @@ export const make = (options?: Options): Redactor => {
   const engine = RuleRunner.compile(detectors, known)
   return {
     redact: (text) => {
-      const folded = Invisible.fold(text)
+      if (engine.passes.length === 0) return { text, count: 0, kinds: empty }
+      // One scan finds every pass's candidates and whether the text holds a format character;
+      // only then is the text folded, and the folded text scanned again.
+      let index = RuleRunner.index(engine, text)
+      const folded = index === undefined || index.format ? Invisible.fold(text) : Invisible.unchanged(text)
       const view = folded.text
-      if (
-        engine.passes.length === 0 || (view.length <= RuleRunner.prefilterLimit && !RuleRunner.mayHit(engine, view))
-      ) {
+      if (index?.format === true) index = RuleRunner.index(engine, view)
+      // A short text is first tested for any trigger at all; a scanned one has its candidates.
+      if (index === undefined && view.length <= RuleRunner.prefilterLimit && !RuleRunner.mayHit(engine, view)) {
         return { text, count: 0, kinds: empty }
       }
       const findings: Array<RuleRunner.Finding> = []
-      RuleRunner.scan(engine, view, RuleRunner.freshState(engine), true, findings)
+      RuleRunner.scan(engine, view, RuleRunner.freshState(engine), true, findings, index)
       return assemble(text, unfold(findings, folded), 0, text.length)
     },
     stream: (options) => streamOf(engine, options)

@@ -14,6 +14,7 @@
  * @since 0.4.0
  */
 import * as Detector from "./Detector.js"
+import * as TextScan from "./TextScan.js"
 import * as TriggerScan from "./TriggerScan.js"
 
 export const escape = (literal: string): string => literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
@@ -46,6 +47,12 @@ export interface Finding {
 
 export interface Engine {
   readonly passes: ReadonlyArray<TriggerScan.Pass>
+  /** What the text scan looks for on behalf of the passes; undefined when no pass can use it. */
+  readonly plan: TextScan.Plan | undefined
+  /** The text scan's channel that holds each pass's candidates, if one does. */
+  readonly channels: ReadonlyArray<number | undefined>
+  /** The gates the text scan finds the literal start of, by source. */
+  readonly gateLiterals: ReadonlyMap<string, GateLiteral>
   /** A text in which some pass could hit passes one of these; undefined when no such test exists. */
   readonly prefilter: ReadonlyArray<Check> | undefined
   readonly maxBefore: number
@@ -58,6 +65,35 @@ export interface Engine {
 
 /** Texts up to this length are tested against the prefilter before any pass runs. */
 export const prefilterLimit = 2_048
+/** From this length on, the passes walk the text scan's candidates: below, scanning costs more than it saves. */
+export const indexFrom = 512
+
+/**
+ * A gate whose every match starts with a literal of two or more characters
+ * (`kind` for a Kubernetes manifest): the text scan finds where the
+ * literal's pair ends, and the gate is tried only there.
+ */
+export interface GateLiteral {
+  readonly literal: string
+  /** Where in the literal its pair is (`TriggerScan.bigramOffset`). */
+  readonly offset: number
+  readonly sticky: RegExp
+}
+
+/**
+ * The literal every match of a gate starts with, when the source says so
+ * beyond doubt: no alternation anywhere, and a run of letters, digits and
+ * `_` at its start, less a last character a quantifier follows. Anything
+ * else keeps its test over the whole text: a literal wrongly read would
+ * skip a pass, and with it a secret.
+ */
+export const gateLiteral = (source: string): GateLiteral | undefined => {
+  if (source.includes("|")) return undefined
+  const run = /^[A-Za-z0-9_]*/.exec(source)![0]
+  const literal = /^[?*+{]/.test(source.slice(run.length)) ? run.slice(0, -1) : run
+  if (literal.length < 2) return undefined
+  return { literal, offset: TriggerScan.bigramOffset(literal, false), sticky: new RegExp(source, "y") }
+}
 /** The least window a contextual rule's value is classified in: the lead of the `Q~` rule and more; longer prefixes widen it. */
 const minClassifyWindow = 24
 
@@ -127,12 +163,24 @@ export const compile = (
     }
   }
   const passes: Array<TriggerScan.Pass> = []
+  // The text scan's channels of the passes it serves, and what it looks for.
+  const channels: Array<number | undefined> = []
+  const characters: Array<number> = []
+  const gateLiterals = new Map<string, GateLiteral>()
+  let numbers = false
   const trigger = prefixes.length === 0 && keywords.length === 0
     ? undefined
     : TriggerScan.triggerPass(prefixes, keywords)
-  if (trigger !== undefined) passes.push(trigger)
+  if (trigger !== undefined) {
+    passes.push(trigger)
+    channels.push(trigger.pairs === undefined ? undefined : TextScan.pairChannel)
+  }
   for (const [literal, { detectors: list, filter }] of literals) {
     passes.push(TriggerScan.literalPass(literal, filter, list))
+    // One ASCII character has a channel while there are channels left; any other literal searches the text.
+    const code = literal.charCodeAt(0)
+    const served = literal.length === 1 && code > 0 && code < 0x80 && characters.length < TextScan.literalChannels
+    channels.push(served ? TextScan.firstLiteralChannel + characters.push(code) - 1 : undefined)
   }
   for (const [pattern, { detectors: list, maxLength, overlapping }] of patterns) {
     const sources = list.flatMap((d) =>
@@ -140,7 +188,21 @@ export const compile = (
     )
     const gate = sources.every((g) => g !== undefined) ? new RegExp([...new Set(sources)].join("|")) : undefined
     passes.push(TriggerScan.patternPass(pattern, maxLength, overlapping, list, gate))
+    const served = pattern === TriggerScan.numberShapes
+    numbers ||= served
+    channels.push(served ? TextScan.numberChannel : undefined)
+    const literal = gate === undefined || served ? undefined : gateLiteral(gate.source)
+    if (literal !== undefined) gateLiterals.set(gate!.source, literal)
   }
+  const plan = channels.every((channel) => channel === undefined) ? undefined : TextScan.plan(
+    trigger?.pairs ?? [],
+    [...gateLiterals.values()].map(({ literal, offset }) => ({
+      previous: literal.charCodeAt(offset),
+      current: literal.charCodeAt(offset + 1)
+    })),
+    characters,
+    numbers
+  )
   const holdBack = Math.max(0, ...passes.map((p) => p.reach))
   const classifyWindow = Math.max(minClassifyWindow, longestPrefix + 6)
   // Only prefixes name what a contextual rule found: a keyword there is the next assignment, not its value.
@@ -176,6 +238,9 @@ export const compile = (
   ]
   return {
     passes,
+    plan,
+    channels,
+    gateLiterals,
     prefilter: filterable ? checks : undefined,
     maxBefore: Math.max(maxBefore, markerIdLength + markerOpening.length) + 2,
     context: Math.max(maxBefore, longestPrefix, keywordWindow, markerIdLength + markerOpening.length) + 4,
@@ -297,10 +362,16 @@ export const scan = (
   text: string,
   state: ScanState,
   final: boolean,
-  findings: Array<Finding>
+  findings: Array<Finding>,
+  scanned?: TextScan.Index | undefined
 ): number => {
   const passes = engine.passes
   const length = text.length
+  // The text scan's candidates, from where the earliest pass searches on (a stream's passes are
+  // past the text it keeps for context). A text it found a format character in is read by the
+  // passes themselves: `Invisible` left it there on purpose (two halves of a pair it joined).
+  const index = scanned ?? (engine.plan !== undefined && length >= indexFrom ? indexOf(engine, text, state) : undefined)
+  const candidates = index === undefined || index.format ? undefined : index.channels
   let verifying: Detector.Detector | undefined
   const context = {
     text,
@@ -353,13 +424,19 @@ export const scan = (
         ps.from = state.floor
       }
       if (ps.next === undefined && !ps.done && !ps.blocked) {
-        if (final && pass.gate !== undefined && ps.gate === undefined) {
-          // Passes with the same gate (one rule's variants) test the text once.
-          ps.gate = gates.get(pass.gate.source) ?? pass.gate.test(text)
+        const channel = candidates === undefined ? undefined : engine.channels[live[j]!]
+        if (final && pass.gate !== undefined && ps.gate === undefined && channel === undefined) {
+          // Passes with the same gate (one rule's variants) test the text once. A pass the text
+          // scan serves needs none: a gate spares a pass over the text, and it makes none.
+          ps.gate = gates.get(pass.gate.source) ?? gateOf(engine, pass.gate, text, candidates, index)
           gates.set(pass.gate.source, ps.gate)
         }
         const from = Math.max(ps.from, state.floor)
-        const found = ps.gate === false || from >= length ? undefined : pass.find(text, from)
+        // A pass that searches from before where the text scan started (a stream's pass whose hit
+        // waited) searches the text itself up to its next hit.
+        const found = ps.gate === false || from >= length ?
+          undefined :
+          pass.find(text, from, channel === undefined || from < index!.from ? undefined : candidates![channel])
         if (found === undefined) {
           if (final) {
             ps.done = true
@@ -437,6 +514,53 @@ export const scan = (
   const settled = Math.max(state.floor, horizon - engine.maxBefore)
   // Pending findings start at or after the floor (`commit` drops the others).
   return Math.min(length, state.pending.length > 0 ? Math.min(settled, state.pending[0]!.start) : settled)
+}
+
+/**
+ * The text scan of `text` from where the earliest pass it serves searches
+ * on: a stream's passes are near the end of its buffer (they search on
+ * from where the last scan left them), and the scan reads only what they
+ * will search. A pass that holds a hit from an earlier scan searches on
+ * from before that only once the hit is taken, on its own.
+ */
+const indexOf = (engine: Engine, text: string, state: ScanState): TextScan.Index => {
+  let from = text.length
+  state.passes.forEach((ps, i) => {
+    if (!ps.done && ps.next === undefined && engine.channels[i] !== undefined) from = Math.min(from, ps.from)
+  })
+  return TextScan.index(engine.plan!, text, Math.max(0, state.floor, from))
+}
+
+/**
+ * The text scan of a whole text from its start, before any pass: whether
+ * it holds a format character, and then the candidates of every pass.
+ *
+ * @since 0.4.0
+ */
+export const index = (engine: Engine, text: string): TextScan.Index | undefined =>
+  engine.plan === undefined || text.length < indexFrom ? undefined : TextScan.index(engine.plan, text, 0)
+
+/**
+ * Whether `gate` matches somewhere in `text`: where the text scan found its
+ * literal when it scanned the whole text, else by a search of the text.
+ */
+const gateOf = (
+  engine: Engine,
+  gate: RegExp,
+  text: string,
+  candidates: ReadonlyArray<TextScan.Candidates> | undefined,
+  index: TextScan.Index | undefined
+): boolean => {
+  const literal = engine.gateLiterals.get(gate.source)
+  if (literal === undefined || candidates === undefined || index?.from !== 0) return gate.test(text)
+  const stops = candidates[TextScan.gateChannel]!
+  for (let k = 0; k < stops.length; k++) {
+    const start = stops.positions[k]! - 1 - literal.offset
+    if (start < 0 || !text.startsWith(literal.literal, start)) continue
+    literal.sticky.lastIndex = start
+    if (literal.sticky.test(text)) return true
+  }
+  return false
 }
 
 /** The longest marker id a hit inside a marker is recognised behind. */

@@ -7,14 +7,19 @@
  * look and which detectors to ask, in catalogue order: the rule runner
  * (`RuleRunner`) decides.
  *
- * It is apart from the runner because it is the hot loop, tuned for the
- * machine (UTF-8 bytes read in place of `charCodeAt`, a 64 KiB table that
- * stays in cache) and knows nothing of rules, findings or streams; the
- * runner knows nothing of how a pass finds its hits.
+ * On a text of some length the passes read no text of their own: the text
+ * scan (`TextScan`) has found, in one pass for all of them, the positions
+ * each pass walks (its candidates), and a pass only checks those. On a
+ * short text, or for a pass the text scan cannot serve, a pass searches
+ * the text itself, with the same results.
+ *
+ * It is apart from the runner because it knows nothing of rules, findings
+ * or streams; the runner knows nothing of how a pass finds its hits.
  *
  * @since 0.4.0
  */
 import * as Detector from "./Detector.js"
+import * as TextScan from "./TextScan.js"
 
 /**
  * A hit of one pass: where it starts, where the pass searches next, and the
@@ -39,7 +44,18 @@ export interface Pass {
   readonly back: number
   /** In whole texts, the pass is skipped unless this matches. */
   readonly gate: RegExp | undefined
-  readonly find: (text: string, from: number) => Found | undefined
+  /**
+   * The first hit from `from` on. With `candidates`, the text scan's
+   * positions for this pass in this text, it checks only those (and finds
+   * the same hits).
+   */
+  readonly find: (text: string, from: number, candidates?: TextScan.Candidates) => Found | undefined
+}
+
+/** What the text scan looks for on behalf of a trigger pass: the byte pairs its words are looked for from. */
+export interface TriggerPass extends Pass {
+  /** Undefined when a word is not ASCII: the scan reads bytes, and such a pass searches the text itself. */
+  readonly pairs: ReadonlyArray<TextScan.PairKey> | undefined
 }
 
 export const isAscii = (text: string): boolean => [...text].every((ch) => ch.charCodeAt(0) < 0x80)
@@ -106,7 +122,7 @@ const maxPairOffset = 12
  * rarest together (a pair outside the common ones, of the rarest
  * characters), so that the scan stops as seldom as it can.
  */
-const bigramOffset = (word: string, caseless: boolean): number => {
+export const bigramOffset = (word: string, caseless: boolean): number => {
   let best = 0
   let cost = Infinity
   // Within the first few characters: the scan looks back that far from every pair it finds.
@@ -123,142 +139,14 @@ const bigramOffset = (word: string, caseless: boolean): number => {
   return best
 }
 
-/**
- * The UTF-8 bytes of the last text scanned: the scan reads bytes several
- * times faster than `charCodeAt`, and finds the runtime's encoder copies a
- * string at memory speed. A position in the text (a UTF-16 index) is kept
- * with the matching byte offset, moved forward or back one character at a
- * time from where the scan last stopped.
- */
-const scanned: {
-  text: string | undefined
-  bytes: Uint8Array | undefined
-  length: number
-  /** The cursor: a byte offset where a character starts, and that character's UTF-16 index. */
-  byte: number
-  unit: number
-  /** Whether every character is one byte: then a byte offset is a UTF-16 index. */
-  ascii: boolean
-} = { text: undefined, bytes: undefined, length: 0, byte: 0, unit: 0, ascii: false }
-/** Buffers up to this size are kept between texts. */
-const keptBuffer = 1 << 24
-let buffer = new Uint8Array(0)
-interface Utf8Encoder {
-  readonly encodeInto: (text: string, into: Uint8Array) => { readonly read: number; readonly written: number }
-}
-// Every runtime has one (the WHATWG encoding standard); the package's
-// TypeScript library is bare ES2022, which does not declare it. Without one,
-// the scan reads `charCodeAt`.
-const Encoder = (globalThis as { readonly TextEncoder?: new() => Utf8Encoder }).TextEncoder
-const encoder: Utf8Encoder | undefined = Encoder === undefined ? undefined : new Encoder()
-/** Above this length, a text that needs more than an eighth more bytes than units is not copied. */
-const hugeText = 1 << 22
-/** Below this length a copy costs more than it saves. */
-const copyFrom = 256
-
-/** A buffer of at least `size` bytes: the kept one when it is large enough. */
-const room = (size: number): Uint8Array => {
-  if (buffer.length >= size) return buffer
-  const fresh = new Uint8Array(size)
-  if (size <= keptBuffer) buffer = fresh
-  return fresh
-}
-
-const bytesOf = (text: string): Uint8Array | undefined => {
-  if (encoder === undefined || text.length < copyFrom) return undefined
-  if (text === scanned.text) return scanned.bytes
-  // The kept buffer is about to be written over: the bytes of the text it held are gone.
-  scanned.text = undefined
-  // Room for a few non-ASCII characters first; a text with more is encoded
-  // again with room for the worst case, three bytes per UTF-16 unit.
-  let target = room(text.length + (text.length >> 3) + 64)
-  let { read, written } = encoder.encodeInto(text, target)
-  if (read < text.length) {
-    // A long text that is mostly not ASCII is read with `charCodeAt` rather than copied at three bytes a unit.
-    if (text.length > hugeText) return undefined
-    target = room(3 * text.length)
-    ;({ read, written } = encoder.encodeInto(text, target))
-  }
-  scanned.text = text
-  scanned.bytes = target
-  scanned.length = written
-  scanned.ascii = written === text.length
-  scanned.byte = 0
-  scanned.unit = 0
-  return scanned.bytes
-}
-
-/** Moves the cursor to the character at UTF-16 index `unit` (or just past it, inside a surrogate pair). */
-const seek = (bytes: Uint8Array, unit: number): void => {
-  if (scanned.ascii) {
-    scanned.byte = unit
-    scanned.unit = unit
-    return
-  }
-  // Nearer the start than the cursor (a new scan of the same text): from the start.
-  if (unit < scanned.unit - unit) {
-    scanned.byte = 0
-    scanned.unit = 0
-  }
-  while (scanned.unit < unit && scanned.byte < scanned.length) {
-    const lead = bytes[scanned.byte]!
-    if (lead < 0x80) {
-      scanned.byte++
-      scanned.unit++
-    } else {
-      scanned.byte += lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2
-      scanned.unit += lead >= 0xf0 ? 2 : 1
-    }
-  }
-  while (scanned.unit > unit && scanned.byte > 0) {
-    scanned.byte--
-    while (scanned.byte > 0 && (bytes[scanned.byte]! & 0xc0) === 0x80) scanned.byte--
-    scanned.unit -= bytes[scanned.byte]! >= 0xf0 ? 2 : 1
-  }
-}
-
 /** The table key of the pair that ends at `i`. */
 const pairAt = (text: string, i: number): number =>
   (i > 0 ? (text.charCodeAt(i - 1) & 255) << 8 : 0) | (text.charCodeAt(i) & 255)
 
-// The two hot loops, kept small and monomorphic: the first position from
-// `from` whose pair has an entry in the table, or -1.
-// `present` has a 1 for every pair with an entry: 64 KiB, which stays in
-// the processor's cache where the 256 KiB table of buckets would not. The
-// pairs are of ASCII characters, so only an ASCII byte can end one; a
-// multi-byte character advances the UTF-16 index once (twice for four
-// bytes, a surrogate pair) at its lead byte. Returns the UTF-16 index of
-// the first stop before `end`, or -1, and leaves the cursor there.
-const scanBytes = (bytes: Uint8Array, present: Uint8Array, end: number): number => {
-  // Locals only inside the loop: the compiler keeps them in registers.
-  let unit = scanned.unit
-  let i = scanned.byte
-  const length = scanned.length
-  let key = i > 0 ? bytes[i - 1]! : 0
-  if (scanned.ascii) {
-    const stop = end < length ? end : length
-    for (; i < stop; i++) {
-      key = ((key & 255) << 8) | bytes[i]!
-      if (present[key] !== 0) break
-    }
-    scanned.byte = i
-    scanned.unit = i
-    return i < stop ? i : -1
-  }
-  for (; unit < end && i < length; i++) {
-    const code = bytes[i]!
-    key = ((key & 255) << 8) | code
-    if (code < 0x80) {
-      if (present[key] !== 0) break
-      unit++
-    } else if (code >= 0xc0) {
-      unit += code >= 0xf0 ? 2 : 1
-    }
-  }
-  scanned.byte = i
-  scanned.unit = unit
-  return unit < end && i < length ? unit : -1
-}
+// The hot loop of a search of the text itself: the first position from
+// `from` whose pair has an entry in the table, or -1. `present` has a 1 for
+// every pair with an entry: 64 KiB, which stays in the processor's cache
+// where the 256 KiB table of buckets would not.
 const scanChars = (text: string, present: Uint8Array, from: number, end: number): number => {
   let key = from > 0 ? text.charCodeAt(from - 1) & 255 : 0
   for (let i = from; i < end; i++) {
@@ -272,11 +160,11 @@ const scanChars = (text: string, present: Uint8Array, from: number, end: number)
  * One scan for every prefix and every keyword, whatever their number: a
  * table of the character pairs the words are looked for from says, at each
  * position, whether any word could be there, and only then are the words
- * of that pair compared. An ASCII text is read as bytes (one copy with the
- * runtime's encoder, then a tight loop); any other text with `charCodeAt`,
- * where a pair of characters above 255 shares its entry with an ASCII pair
- * and is ruled out by the comparison. Adding a rule adds entries to the
- * table, not a pass over the text.
+ * of that pair compared. The table is read by the text scan (`TextScan`)
+ * over the text's bytes, or here over `charCodeAt`, where a pair of
+ * characters above 255 shares its entry with an ASCII pair and is ruled out
+ * by the comparison. Adding a rule adds entries to the table, not a pass
+ * over the text.
  *
  * Hits come out in the order of their starts. Where several words start at
  * the same place, the prefixes come first (in catalogue order), then the
@@ -285,7 +173,7 @@ const scanChars = (text: string, present: Uint8Array, from: number, end: number)
 export const triggerPass = (
   prefixes: ReadonlyArray<PrefixEntry>,
   keywordDetectors: ReadonlyArray<Detector.Detector>
-): Pass => {
+): TriggerPass => {
   const words: Array<Word> = []
   prefixes.forEach((entry, order) => {
     words.push({
@@ -350,10 +238,27 @@ export const triggerPass = (
     }
   }
   for (const bucket of buckets) bucket.sort((a, b) => a.order - b.order)
-  // The byte scan needs words of ASCII characters, which every built-in rule has.
-  const byteScan = words.every((word) => isAscii(word.text))
   const present = new Uint8Array(65_536)
   for (let key = 0; key < 65_536; key++) present[key] = table[key] === 0 ? 0 : 1
+  // The text scan reads UTF-8 bytes: it serves words of ASCII characters, which every built-in rule has.
+  const pairs: Array<TextScan.PairKey> | undefined = words.every((word) => isAscii(word.text)) ? [] : undefined
+  if (pairs !== undefined) {
+    for (let key = 0; key < 65_536; key++) {
+      if (table[key] === 0) continue
+      // The characters that may follow the pair: the one after it in each word, in both cases for a
+      // keyword; any, for a word that ends with it (a one-character word too).
+      let followers: Array<number> | undefined = []
+      for (const word of buckets[table[key]! - 1]!) {
+        const after = word.offset + 2
+        if (word.offset < 0 || after >= word.text.length) {
+          followers = undefined
+          break
+        }
+        followers.push(...variants(word.text[after]!, word.caseless))
+      }
+      pairs.push({ previous: key >> 8, current: key & 255, followers })
+    }
+  }
   const matches = (text: string, word: Word, start: number): boolean => {
     if (start < 0) return false
     // The first character before the whole word: most stops fail there, at the cost of one load.
@@ -372,40 +277,46 @@ export const triggerPass = (
   /** The earliest start, at `min` or later, of the words in the bucket seen at `i`; -1 if none. */
   const check = (text: string, bucket: ReadonlyArray<Word>, i: number, min: number): number => {
     let found = -1
-    for (const word of bucket) {
+    for (let w = 0; w < bucket.length; w++) {
+      const word = bucket[w]!
       const start = i - 1 - word.offset
       if (start >= min && (found < 0 || start < found) && matches(text, word, start)) found = start
     }
     return found
   }
+  // The bucket of each pair key, empty for none: one load per stop of the text scan.
+  const noWords: ReadonlyArray<Word> = []
+  const bucketOf: Array<ReadonlyArray<Word>> = Array.from(
+    { length: 65_536 },
+    (_, key) => table[key] === 0 ? noWords : buckets[table[key]! - 1]!
+  )
   /**
    * The start of the first word seen at a position from `from` on (where
-   * the word's pair ends, `offset + 1` after its start) that starts at
-   * `min` or later; -1 if none.
+   * the word's pair ends, `offset + 1` after its start); -1 if none. The
+   * positions are the text scan's candidates when given: every position
+   * whose pair has an entry, and maybe more (a pair after a character that
+   * is not ASCII); else the table is read over the text from `from`.
    */
-  const next = (text: string, from: number, min: number, limit: number): number => {
-    // An integer bound: a loop compared against `Infinity` runs on doubles.
-    const end = limit < text.length ? limit : text.length
-    const bytes = byteScan ? bytesOf(text) : undefined
-    if (bytes !== undefined) {
-      seek(bytes, from)
-      for (;;) {
-        const i = scanBytes(bytes, present, end)
-        if (i < 0) return -1
-        const found = check(text, buckets[table[pairAt(text, i)]! - 1]!, i, min)
+  const next = (text: string, from: number, candidates: TextScan.Candidates | undefined): number => {
+    if (candidates !== undefined) {
+      const positions = candidates.positions
+      for (let k = TextScan.seek(candidates, from); k < candidates.length; k++) {
+        const i = positions[k]!
+        const found = check(text, bucketOf[((text.charCodeAt(i - 1) & 255) << 8) | (text.charCodeAt(i) & 255)]!, i, 0)
         if (found >= 0) {
+          candidates.cursor = k
           seenAt = i
           return found
         }
-        // Past the stop, an ASCII character: one byte, one unit.
-        scanned.byte++
-        scanned.unit++
       }
+      candidates.cursor = candidates.length
+      return -1
     }
+    const end = text.length
     for (let i = from; i < end; i++) {
       i = scanChars(text, present, i, end)
       if (i < 0) return -1
-      const found = check(text, buckets[table[pairAt(text, i)]! - 1]!, i, min)
+      const found = check(text, buckets[table[pairAt(text, i)]! - 1]!, i, 0)
       if (found >= 0) {
         seenAt = i
         return found
@@ -466,12 +377,13 @@ export const triggerPass = (
     // a later stop can hold a word that starts earlier, as the engine allows.
     back: maxOffset,
     gate: undefined,
-    find: (text, from) => {
+    find: (text, from, candidates) => {
       // Every word seen from `from` on, wherever it starts: one that starts
       // before `from` is the engine's to discard.
-      if (next(text, from, 0, Infinity) < 0) return undefined
+      if (next(text, from, candidates) < 0) return undefined
       return at(text, buckets[table[pairAt(text, seenAt)]! - 1]!, seenAt)
-    }
+    },
+    pairs
   }
 }
 
@@ -490,21 +402,40 @@ export const literalPass = (
   detectors: ReadonlyArray<Detector.Detector>
 ): Pass => {
   const sticky = filter === undefined ? undefined : new RegExp(filter, "y")
+  const passes = (text: string, at: number): boolean => {
+    if (sticky === undefined) return true
+    sticky.lastIndex = at
+    return sticky.test(text)
+  }
+  /** The first occurrence from `from` that passes the filter, or -1. */
+  const search = (text: string, from: number): number => {
+    for (let at = text.indexOf(literal, from); at >= 0; at = text.indexOf(literal, at + 1)) {
+      if (passes(text, at)) return at
+    }
+    return -1
+  }
+  /** The same, from the text scan's candidates: the occurrences of a one-character literal. */
+  const walk = (text: string, from: number, candidates: TextScan.Candidates): number => {
+    for (let k = TextScan.seek(candidates, from); k < candidates.length; k++) {
+      const at = candidates.positions[k]!
+      if (passes(text, at)) {
+        candidates.cursor = k
+        return at
+      }
+    }
+    candidates.cursor = candidates.length
+    return -1
+  }
   return {
     reach: Math.max(literal.length, ...detectors.map((d) => d.after)),
     trigger: literal.length + (filter === undefined ? 0 : filterReach),
     back: 0,
     gate: undefined,
-    find: (text, from) => {
-      for (let at = text.indexOf(literal, from); at >= 0; at = text.indexOf(literal, at + 1)) {
-        if (sticky !== undefined) {
-          sticky.lastIndex = at
-          if (!sticky.test(text)) continue
-        }
-        const hit: Detector.Hit = { start: at, end: at + literal.length, match: undefined }
-        return { start: at, resume: at + literal.length, hit, hits: undefined, detectors }
-      }
-      return undefined
+    find: (text, from, candidates) => {
+      const at = candidates === undefined ? search(text, from) : walk(text, from, candidates)
+      if (at < 0) return undefined
+      const hit: Detector.Hit = { start: at, end: at + literal.length, match: undefined }
+      return { start: at, resume: at + literal.length, hit, hits: undefined, detectors }
     }
   }
 }
@@ -519,15 +450,27 @@ export const patternPass = (
   const regex = pattern.global && !pattern.sticky ?
     pattern :
     new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "") + "g")
+  // Tried where the text scan's candidates say a match may start (`numberShapes` alone has them).
+  const sticky = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, "") + "y")
   return {
     reach: Math.max(maxLength, ...detectors.map((d) => d.after)),
     trigger: maxLength,
     back: 0,
     gate,
-    find: (text, from) => {
+    find: (text, from, candidates) => {
       regex.lastIndex = from
+      let k = candidates === undefined ? 0 : TextScan.seek(candidates, from)
       for (;;) {
-        const match = regex.exec(text)
+        let match: RegExpExecArray | null = null
+        if (candidates === undefined) match = regex.exec(text)
+        else {
+          // The leftmost match from `from` is the first candidate where the pattern matches.
+          for (; k < candidates.length && match === null; k++) {
+            sticky.lastIndex = candidates.positions[k]!
+            match = sticky.exec(text)
+          }
+          candidates.cursor = k
+        }
         if (match === null) return undefined
         if (match[0].length === 0) {
           regex.lastIndex++
@@ -544,3 +487,22 @@ export const patternPass = (
     }
   }
 }
+
+/**
+ * The number shapes personal data takes, the trigger of every digit-based
+ * category: eleven digits in a row, or three digits, a separator, three to
+ * seven digits and another separator and a digit (every grouped shape:
+ * cards 4-4-4 and 4-6-4, phones 3-3-4 and 3-4-4, IDs 6-8-4). A match can
+ * start up to three digits into the number; the detectors back up to its
+ * start. Spelled out digit by digit on purpose: fixed-length runs let the
+ * regular-expression engine skip ahead, which `\d{11}` does not, and the
+ * three digits both shapes start with are matched once.
+ *
+ * The one pattern the text scan knows: it finds where a match may start
+ * (eleven digits, or three digits, a separator and three digits) in its
+ * one pass, so a pattern trigger with this very expression costs no pass
+ * of its own.
+ *
+ * @since 0.4.0
+ */
+export const numberShapes = /\d\d\d(?:\d\d\d\d\d\d\d\d|[ .-]\d\d\d\d?\d?\d?\d?\d?[ .-]\d)/g
