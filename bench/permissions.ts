@@ -24,9 +24,20 @@
  *
  * Cases run round-robin, so a noisy neighbour slows them alike.
  *
+ * The typical lines are summed up last: the median and p99 of the
+ * grammar's parse alone (web-tree-sitter's `Parser.parse`, nothing read of
+ * the tree), of `CommandLine.analyse` (the parse and every reading of it:
+ * the "parse" of sections 1 and 2) and of a decision, with the decision's
+ * ratio to each. (The analysis reads the tree through one cursor walk,
+ * `SyntaxSnapshot`, and the allow rules are indexed by program,
+ * `RuleIndex`.)
+ *
  * Run: pnpm bench:permissions (BENCH_ROUNDS=n rounds of the corpus,
  * BENCH_DECISIONS=n for the memory run, BENCH_SPAWNS=n processes a variant,
- * BENCH_HOSTILE=n rounds of the hostile sizes).
+ * BENCH_HOSTILE=n rounds of the hostile sizes; BENCH_CLASSES=typical,nesting
+ * keeps those classes of the corpus, BENCH_ONLY=decisions runs sections 1
+ * and 2 alone: a full run takes minutes on two cores, most of them the
+ * 100-deep line's).
  */
 import type * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
@@ -53,6 +64,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200)
 const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 100_000)
 const SPAWNS = Number(process.env.BENCH_SPAWNS ?? 5)
 const HOSTILE = Number(process.env.BENCH_HOSTILE ?? 3)
+const CLASSES = process.env.BENCH_CLASSES?.split(",").map((name) => name.trim())
+const DECISIONS_ONLY = process.env.BENCH_ONLY === "decisions"
 
 // ---------------------------------------------------------------------------
 // a child process: load the grammar (or not) and leave on its own
@@ -116,7 +129,7 @@ async function main() {
   type Class = "typical" | "substitutions" | "heredocs" | "nesting" | "1 KB" | "10 KB" | "100 nested $()"
   const kilobyteLine = Array.from({ length: 40 }, (_, i) => `--filter=package-${i}`).join(" ")
   const tenKilobyteLine = Array.from({ length: 380 }, (_, i) => `echo step-${i}`).join(" && ")
-  const corpus: ReadonlyArray<readonly [Class, string]> = [
+  const fullCorpus: ReadonlyArray<readonly [Class, string]> = [
     ["typical", "npm test"],
     ["typical", "git status && npm run build -- --filter=web"],
     ["typical", "ls -la src | grep ts"],
@@ -137,6 +150,8 @@ async function main() {
     ["10 KB", tenKilobyteLine],
     ["100 nested $()", `echo ${"$(echo ".repeat(100)}x${")".repeat(100)}`]
   ]
+  const corpus = CLASSES === undefined ? fullCorpus : fullCorpus.filter(([kind]) => CLASSES.includes(kind))
+  if (!corpus.some(([kind]) => kind === "typical")) throw new Error("BENCH_CLASSES must keep the typical lines")
   const classes = [...new Set(corpus.map(([kind]) => kind))]
 
   // ---------------------------------------------------------------------------
@@ -328,8 +343,15 @@ async function main() {
     "Effect.runSyncExit(Effect.void)": [() => Effect.runSyncExit(Effect.void)]
   }
 
+  // The grammar's parse alone: a parser of the bench's own on the same grammar, the tree deleted unread.
+  const { Language, Parser } = await import("web-tree-sitter")
+  const grammarParser = new Parser()
+  grammarParser.setLanguage(
+    await Language.load(require.resolve("@tool-runtime/permissions/grammar/tree-sitter-bash.wasm"))
+  )
   const decisionCases = [
     ["parse", corpus.map(([, line]) => () => commandLine.analyse(line))],
+    ["grammar parse", corpus.map(([, line]) => () => grammarParser.parse(line)?.delete())],
     ["default", calls(engines.default)],
     ["dontAsk", calls(engines.dontAsk)],
     ["default, identity redactor", calls(engines.identity)],
@@ -348,7 +370,7 @@ async function main() {
     "\n2. decision: authorize (10 allow, 5 deny, 3 ask rules), µs per call (median, p95); the parse is included"
   )
   console.log(`  ${"case".padEnd(30)} ${classes.map((k) => k.padStart(15)).join("")}`)
-  for (const [name] of decisionCases.slice(1, 6)) {
+  for (const [name] of decisionCases.slice(2, 7)) {
     const samples = decisions.get(name)!
     console.log(
       `  ${name.padEnd(30)} ${
@@ -450,6 +472,26 @@ async function main() {
       }`
     )
   }
+
+  // The typical lines summed up: each figure's median and p99 over every typical line and round.
+  const typicalSamples = (name: string) => byClass(decisions.get(name as never)!, "typical")
+  const typicalRows = [
+    ["the grammar's parse alone (Parser.parse)", typicalSamples("grammar parse")],
+    ["parse: CommandLine.analyse", byClass(parses, "typical")],
+    ["parse + decision: authorize, default", typicalSamples("default")],
+    ["parse + decision: authorize, dontAsk", typicalSamples("dontAsk")]
+  ] as const
+  console.log(
+    `\n  typical lines, ${typicalLines.length} lines × ${ROUNDS} rounds: µs per line (median, p99)`
+  )
+  for (const [name, xs] of typicalRows) console.log(`  ${name.padEnd(44)} ${us(median(xs))} ${us(quantile(xs, 0.99))}`)
+  const ratio = (a: number, b: number) => (a / b).toFixed(2)
+  console.log(
+    `  parse + decision (default) is ${ratio(typicalDefault, typicalParse)}x the parse (CommandLine.analyse), ${
+      ratio(typicalDefault, median(typicalSamples("grammar parse")))
+    }x the grammar's parse alone (medians)`
+  )
+  if (DECISIONS_ONLY) return
 
   // ---------------------------------------------------------------------------
   // 3b. a short-lived process that loads the grammar, and its exit

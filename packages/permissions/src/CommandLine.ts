@@ -48,6 +48,7 @@ import * as CommandReadings from "./CommandReadings.js"
 import * as EmbeddedScripts from "./EmbeddedScripts.js"
 import type * as LineAnalysis from "./LineAnalysis.js"
 import * as SimpleLine from "./SimpleLine.js"
+import * as SyntaxSnapshot from "./SyntaxSnapshot.js"
 import * as Wrappers from "./Wrappers.js"
 
 /**
@@ -130,7 +131,7 @@ export const print = (words: ReadonlyArray<string>): string => words.map(quote).
 // loading the grammar
 // ---------------------------------------------------------------------------
 
-let loading: Promise<CommandReadings.Grammar> | undefined
+let loading: Promise<SyntaxSnapshot.Grammar> | undefined
 
 /**
  * The grammar is vendored as WebAssembly only (grammar/README.md says which
@@ -147,7 +148,7 @@ const grammarFile = (): string => {
     : createRequire(import.meta.url).resolve("@tool-runtime/permissions/grammar/tree-sitter-bash.wasm")
 }
 
-const loadParser = (): Promise<CommandReadings.Grammar> => {
+const loadParser = (): Promise<SyntaxSnapshot.Grammar> => {
   // One grammar per process: compiling the WebAssembly is the expensive part,
   // and parsing is synchronous and reentrant-free, so one parser serves all.
   loading ??= (async () => {
@@ -229,7 +230,7 @@ const withoutHeredocBodies = (root: BashSyntax.SyntaxNode, source: string): stri
   return text
 }
 
-const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: number): Analysis => {
+const analyseWith = (parser: SyntaxSnapshot.Grammar, source: string, depth: number): Analysis => {
   // The readings follow the scripts a line runs through this same analysis.
   const analyse = (script: string, inner: number) => analyseWith(parser, script, inner)
   const readings = new CommandReadings.Readings()
@@ -273,7 +274,8 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
     }
   }
   try {
-    const root = tree.rootNode
+    // The walkers below read a copy made in one cursor walk, not the tree's nodes (see SyntaxSnapshot).
+    const root = SyntaxSnapshot.rootOf(tree, source)
     CommandReadings.collectReadings(analyse, root, readings, depth)
     const breaks = breaksInCommands(root, source)
     const across = breaks.length > 0
@@ -314,7 +316,7 @@ const analyseWith = (parser: CommandReadings.Grammar, source: string, depth: num
     const again = parser.parse(variant)
     if (again === null) continue
     try {
-      CommandReadings.collectReadings(analyse, again.rootNode, readings, depth)
+      CommandReadings.collectReadings(analyse, SyntaxSnapshot.rootOf(again, variant), readings, depth)
     } finally {
       again.delete()
     }
@@ -425,7 +427,7 @@ const launchers = new Set(["watch", "setsid", "ionice", "flock"])
  */
 export const fromInput = "<words read from input>"
 
-const commandOf = (parser: CommandReadings.Grammar, plain: SimpleLine.Plain, depth: number): Command => {
+const commandOf = (parser: SyntaxSnapshot.Grammar, plain: SimpleLine.Plain, depth: number): Command => {
   const words = plain.words
   const stripped = CommandReadings.preliminary(words)
   const unwrapped = Wrappers.unwrap(stripped)

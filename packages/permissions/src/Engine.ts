@@ -163,16 +163,15 @@ const makeWith = (
     const approver = yield* Approver.Approver
     const commandLine = yield* CommandLine.make
     const {
-      acceptEditsRules,
       acceptEditsTexts,
       allowRules,
+      allowSet,
       allowTexts,
       askRules,
       denyCheck,
       editAllows,
       forTool,
-      location,
-      readOnlyRules
+      location
     } = yield* RuleBook.make(config)
     const withLinks = TargetLinks.make(fileSystem, location)
     const hooks = config.hooks ?? []
@@ -385,12 +384,7 @@ const makeWith = (
           : undefined
         const sessionRules = yield* Ref.get(session)
         const allowedBy = reach !== undefined ? undefined : RuleMatch.allowOrGap(
-          [
-            ...forTool(allowRules, tool.name),
-            ...forTool(sessionRules, tool.name),
-            ...forTool(readOnlyRules, tool.name),
-            ...(mode === "acceptEdits" ? forTool(acceptEditsRules, tool.name) : [])
-          ],
+          allowSet(sessionRules, tool.name, mode === "acceptEdits"),
           target,
           here,
           writable

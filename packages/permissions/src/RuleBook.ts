@@ -67,7 +67,37 @@ export const make = (config: EngineConfig.Config) =>
       let names = byTool.get(rules)
       if (names === undefined) byTool.set(rules, names = new Map())
       let found = names.get(name)
-      if (found === undefined) names.set(name, found = rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases)))
+      // Frozen, so an allow match may index it by program (RuleIndex) and keep the index with it.
+      if (found === undefined) {
+        names.set(name, found = Object.freeze(rules.filter((rule) => Rule.namesTool(rule.rule, name, aliases))))
+      }
+      return found
+    }
+    // Step 10's rule set (the configured allow rules, the session's, the read-only commands and, in
+    // acceptEdits, the file commands), made once per version of the session's rules: the session's
+    // list is replaced, never changed, when the person adds a rule, so its identity is the version.
+    // Frozen and reused, it is indexed once (RuleIndex) rather than rebuilt and scanned every call.
+    const allowSets = new WeakMap<ReadonlyArray<RuleMatch.Compiled>, Map<string, ReadonlyArray<RuleMatch.Compiled>>>()
+    const allowSet = (
+      sessionRules: ReadonlyArray<RuleMatch.Compiled>,
+      name: string,
+      acceptEdits: boolean
+    ): ReadonlyArray<RuleMatch.Compiled> => {
+      let sets = allowSets.get(sessionRules)
+      if (sets === undefined) allowSets.set(sessionRules, sets = new Map())
+      const key = `${acceptEdits ? "acceptEdits" : "other"}\u0000${name}`
+      let found = sets.get(key)
+      if (found === undefined) {
+        sets.set(
+          key,
+          found = Object.freeze([
+            ...forTool(allowRules, name),
+            ...forTool(sessionRules, name),
+            ...forTool(readOnlyRules, name),
+            ...(acceptEdits ? forTool(acceptEditsRules, name) : [])
+          ])
+        )
+      }
       return found
     }
     const denyCheck = DenyCheck.make({
@@ -89,6 +119,7 @@ export const make = (config: EngineConfig.Config) =>
       acceptEditsRules,
       aliases,
       forTool,
+      allowSet,
       denyCheck,
       allowTexts,
       acceptEditsTexts

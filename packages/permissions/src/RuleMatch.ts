@@ -34,6 +34,7 @@ import type * as CompiledRule from "./CompiledRule.js"
 import * as InterpreterCode from "./InterpreterCode.js"
 import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
+import * as RuleIndex from "./RuleIndex.js"
 import * as ShellGlob from "./ShellGlob.js"
 
 /**
@@ -215,7 +216,11 @@ export const allowOrGap = (
   location: Rule.Location,
   writable: (path: string) => boolean = () => false
 ): Either.Either<ReadonlyArray<string>, Gap> => {
-  const whole = rules.find((rule) => rule.rule.specifier === undefined)
+  // A list the engine made once for its rule set comes indexed by program (RuleIndex): only the
+  // rules that could match a command's words are tried, in the list's order.
+  const index = RuleIndex.of(rules)
+  const candidates = index === undefined ? () => rules : index.forWords
+  const whole = index === undefined ? rules.find((rule) => rule.rule.specifier === undefined) : index.whole
   if (whole !== undefined) return Either.right([whole.text])
   if (target._tag !== "Command") {
     const rule = allowingRule(rules, target)
@@ -270,7 +275,7 @@ export const allowOrGap = (
         }
       }
       // An exact rule names this invocation whole: what its words do is what the person allowed.
-      const exact = rules.find((rule) =>
+      const exact = candidates(command.words).find((rule) =>
         rule.guard === undefined && rule.command !== undefined && Either.isRight(rule.command) &&
         rule.command.right.exact !== undefined && Rule.matchesCommand(rule.command.right, command.words)
       )
@@ -293,11 +298,12 @@ export const allowOrGap = (
           // command (or acceptEdits' file command) runs without a rule because its words show what
           // it touches, as its guard checks; a rule the person wrote (`Bash(grep *)` for
           // `xargs grep x`, as documented) still covers it.
+          const some = candidates(words)
           const written = words.includes(CommandLine.fromInput)
-            ? rules.filter((rule) => rule.guard === undefined)
-            : rules
+            ? some.filter((rule) => rule.guard === undefined)
+            : some
           const rule = allowingRule(written, target, words, { cwds, leadsTo })
-          if (rule === undefined && written !== rules && allowingRule(rules, target, words, { cwds, leadsTo })) {
+          if (rule === undefined && written !== some && allowingRule(some, target, words, { cwds, leadsTo })) {
             return fail(
               `${commandName(words)} is given words from its input (xargs), which may name paths outside the workspace`,
               "Name the files in the command, or tell the user what you need"

@@ -194,6 +194,35 @@ describe("PathRule", () => {
     assert.strictEqual(PathRule.resolve("/etc/../x", location), "/x")
   })
 
+  it("normalize answers as the segment walk, the paths it returns unchanged included", () => {
+    // The walk as it was before the shortcut for paths already normal: the reference.
+    const walked = (path: string): string => {
+      const absolute = path.startsWith("/")
+      const out: Array<string> = []
+      for (const segment of path.split("/")) {
+        if (segment === "" || segment === ".") continue
+        if (segment === "..") {
+          if (out.length > 0 && out[out.length - 1] !== "..") out.pop()
+          else if (!absolute) out.push("..")
+          continue
+        }
+        out.push(segment)
+      }
+      const joined = out.join("/")
+      return absolute ? `/${joined}` : joined === "" ? "." : joined
+    }
+    const piece = FastCheck.constantFrom("/", ".", "..", "...", "a", ".a", "a.", "b c", "\n", "~", "-", "é", "//")
+    FastCheck.assert(
+      FastCheck.property(FastCheck.array(piece, { maxLength: 12 }).map((pieces) => pieces.join("")), (path) => {
+        assert.strictEqual(PathRule.normalize(path), walked(path), JSON.stringify(path))
+      }),
+      { numRuns: 20_000 }
+    )
+    for (const path of ["/work/project/src", "src", "/", "a/.../b", "/a/.b/c.", "./a", "a/./b", "/a/", "a/..", ".."]) {
+      assert.strictEqual(PathRule.normalize(path), walked(path), path)
+    }
+  })
+
   it("writes exact specifiers anchored, escaped", () => {
     assert.strictEqual(PathRule.exactSpecifier("/home/dev/app/src/[a]*?.ts", location), "/src/\\[a\\]\\*\\?.ts")
     assert.strictEqual(PathRule.exactSpecifier("/home/dev/app", location), "/")
