@@ -323,6 +323,9 @@ export const shape = (
     }))
 
   const over = Truncation.measure(text, unit) > limit
+  // The common case, before anything for storing or cutting is built: this
+  // runs once per call.
+  if (!over && serialized.stash === undefined && fitting === undefined) return mark(build(text))
 
   // What is stored is redacted too: the store is read back into the context.
   let stored = text
@@ -414,9 +417,7 @@ export const shape = (
       OutputBudget.sizeOf(result, share.unit) <= share.amount ? Effect.succeed(result) : budgeted(share)
   }
 
-  if (!over && serialized.stash === undefined) {
-    return fitting === undefined ? mark(build(text)) : Effect.tap(mark(build(text)), fittable)
-  }
+  if (!over && serialized.stash === undefined) return Effect.tap(mark(build(text)), fittable)
   const limited = Effect.flatMap(storeOnce, (put) => {
     const where = whereIn(put)
     const artifact = Either.isRight(put) ? put.right.location : undefined
