@@ -40,6 +40,12 @@ export interface Question<A, I> {
   readonly message: string
   readonly schema: Schema.Schema<A, I>
   readonly requestedSchema?: RequestedSchema | undefined
+  /**
+   * What the question is called where a protocol names it: its key in an
+   * MCP 2026-07-28 `input_required` result (`"confirm"`, `"user_name"`).
+   * Default: one the channel makes up (`q1`, `q2`…).
+   */
+  readonly key?: string | undefined
 }
 
 /**
@@ -73,6 +79,8 @@ export type Answer<A> =
 export interface SampleRequest {
   readonly messages: ReadonlyArray<{ readonly role: "user" | "assistant"; readonly text: string }>
   readonly maxTokens: number
+  /** As a question's `key`. */
+  readonly key?: string | undefined
   readonly systemPrompt?: string | undefined
   readonly temperature?: number | undefined
 }
@@ -112,7 +120,13 @@ export class SampleError extends Schema.TaggedError<SampleError>()("SampleError"
  */
 export interface Channel {
   readonly elicit?:
-    | ((request: { readonly message: string; readonly requestedSchema: RequestedSchema }) => Effect.Effect<
+    | ((
+      request: {
+        readonly message: string
+        readonly requestedSchema: RequestedSchema
+        readonly key?: string | undefined
+      }
+    ) => Effect.Effect<
       { readonly action: string; readonly content?: unknown },
       unknown
     >)
@@ -214,7 +228,11 @@ export const elicit = <A, I>(
     }
     const requestedSchema = question.requestedSchema ?? requestedSchemaOf(question.schema)
     const decode = Schema.decodeUnknownEither(question.schema, { errors: "all", onExcessProperty: "ignore" })
-    return hold(ask({ message: redact(String(question.message)), requestedSchema })).pipe(
+    return hold(ask({
+      message: redact(String(question.message)),
+      requestedSchema,
+      ...(question.key === undefined ? {} : { key: String(question.key) })
+    })).pipe(
       Effect.map((reply): Answer<A> => {
         if (reply.action === "decline" || reply.action === "cancel") return { action: reply.action }
         if (reply.action !== "accept") return { action: "cancel", reason: `the client answered "${reply.action}"` }
