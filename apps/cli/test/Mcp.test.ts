@@ -31,7 +31,7 @@ describe("tool-runtime mcp", { timeout: CliProcess.timeout }, () => {
   it("lists the servers that started with their tools, and the one that did not with why; exit 1", () => {
     const run = CliProcess.piped(["mcp", "--mcp-config", config()])
     assert.strictEqual(run.status, 1, run.stderr)
-    assert.match(run.stdout, /asker\s+started\s+2 tools, MCP 2025-11-25, unconfined/)
+    assert.match(run.stdout, /asker\s+started\s+2 tools, MCP 2026-07-28, unconfined/)
     assert.match(
       run.stdout,
       /broken\s+failed\s+The MCP server "broken" could not be started: spawn no-such-mcp-server-binary ENOENT/

@@ -26,18 +26,25 @@
  *
  * @since 0.4.0
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
+import type { Server, ServerEvent, ServerEventBus } from "@modelcontextprotocol/server"
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport
+} from "@modelcontextprotocol/server"
 import type * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
 import type * as NodeNet from "node:net"
+import * as McpRounds from "./McpRounds.js"
 import * as McpServer from "./McpServer.js"
 
 /**
@@ -130,8 +137,77 @@ const readBody = (request: NodeHttp.IncomingMessage, limit: number): Promise<Buf
 
 interface Session {
   readonly server: Server
-  readonly transport: StreamableHTTPServerTransport
+  readonly transport: WebStandardStreamableHTTPServerTransport
   used: number
+}
+
+/** The SDK's in-process bus, which watches what can change only while someone listens. */
+class WatchingBus<W> implements ServerEventBus {
+  private readonly listeners = new Set<(event: ServerEvent) => void>()
+  private watches: ReadonlyArray<W> = []
+  constructor(private readonly watch: () => ReadonlyArray<W>, private readonly unwatch: (watch: W) => void) {}
+  publish(event: ServerEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event)
+      } catch {
+        // One listener's failure is not the others'.
+      }
+    }
+  }
+  notify(uri: string): void {
+    this.publish({ kind: "resource_updated", uri })
+  }
+  subscribe(listener: (event: ServerEvent) => void): () => void {
+    this.listeners.add(listener)
+    if (this.listeners.size === 1) this.watches = this.watch()
+    return () => {
+      if (!this.listeners.delete(listener) || this.listeners.size > 0) return
+      this.stop()
+    }
+  }
+  stop(): void {
+    for (const watch of this.watches) this.unwatch(watch)
+    this.watches = []
+  }
+}
+
+/** The request as the SDK's web-standard transports take it; `signal` aborts when the client goes away. */
+const toWeb = (request: NodeHttp.IncomingMessage, body: Buffer | undefined, signal: AbortSignal): Request => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) { for (const each of value) headers.append(name, each) }
+    else if (value !== undefined) headers.set(name, value)
+  }
+  return new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/"}`, {
+    method: request.method ?? "GET",
+    headers,
+    signal,
+    ...(body === undefined || request.method === "GET" || request.method === "HEAD" ? {} : { body })
+  })
+}
+
+/** Writes a web `Response` to Node's, streaming an event stream as it comes. */
+const fromWeb = async (web: Response, response: NodeHttp.ServerResponse): Promise<void> => {
+  const headers: Record<string, string> = {}
+  web.headers.forEach((value, name) => (headers[name] = value))
+  response.writeHead(web.status, headers)
+  if (web.body === null) {
+    response.end()
+    return
+  }
+  const reader = web.body.getReader()
+  response.once("close", () => void reader.cancel().catch(() => undefined))
+  try {
+    for (;;) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      response.write(chunk.value)
+    }
+  } catch {
+    // The client went away, or the stream was cancelled: nothing more to write.
+  }
+  response.end()
 }
 
 /**
@@ -161,7 +237,32 @@ export const serve = (
     }
     const gate = yield* McpServer.makeGate
     const runtime = yield* Effect.runtime<ToolRuntime.ToolRuntime>()
-    const newServer = () => Runtime.runPromise(runtime)(McpServer.makeWithGate(gate, options))
+    const newServer = (serving?: McpServer.Serving) =>
+      Runtime.runPromise(runtime)(McpServer.makeWithGate(gate, options, serving))
+    // 2026-07-28: every request is served by an instance of its own; what
+    // they share is here (calls parked between rounds, outputs handed out).
+    const modernServing: McpServer.Serving = { era: "modern", rounds: McpRounds.make(), linked: new Map() }
+    // Subscriptions of 2026-07-28 are `subscriptions/listen` streams; a resource's changes are watched
+    // while at least one is open, as a 2025 session's subscription watches them.
+    const changing = (options?.resources ?? []).flatMap((resource) =>
+      resource._tag === "Resource" && resource.changes !== undefined ? [resource] : []
+    )
+    const bus: WatchingBus<Fiber.RuntimeFiber<void>> = new WatchingBus(() =>
+      changing.map((resource) =>
+        Runtime.runFork(runtime)(
+          Stream.runForEach(resource.changes!, () => Effect.sync(() => bus.notify(resource.uri)))
+        )
+      ), (fiber: Fiber.RuntimeFiber<void>) =>
+      void Runtime.runFork(runtime)(Fiber.interrupt(fiber)))
+    const modern = createMcpHandler(() =>
+      newServer(modernServing), {
+      legacy: "reject",
+      maxRequestBodySize: maxBodyBytes,
+      bus
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => modern.close().catch(() => undefined)).pipe(Effect.andThen(Effect.sync(() => bus.stop())))
+    )
     const sessions = new Map<string, Session>()
     // A count, not a time: which session was used last is all eviction needs.
     let uses = 0
@@ -201,14 +302,15 @@ export const serve = (
           })
         }
       }
+      let raw: Buffer | undefined
       let body: unknown = undefined
       if (request.method === "POST") {
-        const raw = await readBody(request, maxBodyBytes)
+        raw = await readBody(request, maxBodyBytes)
         if (raw === undefined) {
           response.setHeader("connection", "close")
           return refuse(response, 413, `the request body is larger than ${maxBodyBytes} bytes`)
         }
-        const parsed = Either.try(() => JSON.parse(raw.toString("utf8")) as unknown)
+        const parsed = Either.try(() => JSON.parse(raw!.toString("utf8")) as unknown)
         if (Either.isLeft(parsed)) {
           response.writeHead(400, { "content-type": "application/json" })
           return response.end(
@@ -217,12 +319,21 @@ export const serve = (
         }
         body = parsed.right
       }
+      const abort = new AbortController()
+      response.once("close", () => {
+        if (!response.writableFinished) abort.abort()
+      })
+      const web = toWeb(request, raw, abort.signal)
+      // The revision is the request's: one that carries the 2026-07-28 envelope is served statelessly.
+      if (!(await isLegacyRequest(web, body, { maxRequestBodySize: maxBodyBytes }))) {
+        return fromWeb(await modern.fetch(web, { parsedBody: body }), response)
+      }
       const id = request.headers["mcp-session-id"]
       if (typeof id === "string") {
         const session = sessions.get(id)
         if (session === undefined) return refuse(response, 404, "Session not found")
         session.used = ++uses
-        return session.transport.handleRequest(request, response, body)
+        return fromWeb(await session.transport.handleRequest(web, { parsedBody: body }), response)
       }
       const initializing = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body)
       if (request.method !== "POST" || !initializing) {
@@ -234,7 +345,7 @@ export const serve = (
       }
       const server = await newServer()
       const used = ++uses
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => NodeCrypto.randomUUID(),
         onsessioninitialized: (sessionId) => {
           sessions.set(sessionId, { server, transport, used })
@@ -244,9 +355,10 @@ export const serve = (
         }
       })
       await server.connect(transport)
-      await transport.handleRequest(request, response, body)
+      const answer = await transport.handleRequest(web, { parsedBody: body })
       // An initialize the transport refused leaves no session behind.
       if (transport.sessionId === undefined) await Promise.allSettled([transport.close(), server.close()])
+      return fromWeb(answer, response)
     }
 
     const http = NodeHttp.createServer((request, response) => {

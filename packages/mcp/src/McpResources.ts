@@ -21,16 +21,8 @@
  *
  * @since 0.4.0
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
-import type { ResourceLink } from "@modelcontextprotocol/sdk/types.js"
+import type { ResourceLink, Server } from "@modelcontextprotocol/server"
+import { ProtocolErrorCode } from "@modelcontextprotocol/server"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import type * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Effect from "effect/Effect"
@@ -111,8 +103,13 @@ const parse = (uri: string): Either.Either<Page, string> => {
 const protocolError = (code: number, message: string, data?: unknown): Error =>
   Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
 
+/** -32602, which 2026-07-28 prescribes for every revision (SEP-2164), for a read and a subscription alike. */
 const notFound = (uri: string, detail?: string) =>
-  protocolError(-32002, detail === undefined ? "Resource not found" : `Resource not found: ${detail}`, { uri })
+  protocolError(
+    ProtocolErrorCode.InvalidParams,
+    detail === undefined ? "Resource not found" : `Resource not found: ${detail}`,
+    { uri }
+  )
 
 const described = (definition: McpResource.Definition, runtime: ToolRuntime.Service) => ({
   name: runtime.redact(definition.name),
@@ -180,20 +177,20 @@ export const install = (
     if (Either.isLeft(result)) {
       if (result.left.reason === "not_found") throw notFound(uri, runtime.redact(result.left.detail))
       throw protocolError(
-        ErrorCode.InternalError,
+        ProtocolErrorCode.InternalError,
         `Resource ${uri} could not be read: ${runtime.redact(result.left.detail)}`
       )
     }
     return { contents: [contentsOf(uri, mimeType, result.right, runtime)] }
   }
 
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  server.setRequestHandler("resources/list", () => ({
     resources: [
       ...[...fixed.values()].map((resource) => ({ uri: resource.uri, ...described(resource, runtime) })),
       ...linked.values()
     ]
   }))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+  server.setRequestHandler("resources/templates/list", () => ({
     resourceTemplates: [
       ...templates.map((template) => ({ uriTemplate: template.uriTemplate, ...described(template, runtime) })),
       {
@@ -212,7 +209,7 @@ export const install = (
     const page = parse(uri)
     return Either.isRight(page) && linked.has(uriOf(page.right.location))
   }
-  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  server.setRequestHandler("resources/subscribe", (request) => {
     const uri = request.params.uri
     if (!readable(uri)) throw notFound(uri)
     if (subscriptions.has(uri)) return {}
@@ -228,21 +225,21 @@ export const install = (
     )
     return {}
   })
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.setRequestHandler("resources/unsubscribe", (request) => {
     const fiber = subscriptions.get(request.params.uri)
     subscriptions.delete(request.params.uri)
     if (fiber !== undefined) Runtime.runFork(run)(Fiber.interrupt(fiber))
     return {}
   })
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler("resources/read", async (request) => {
     const mine = await readOwn(request.params.uri)
     if (mine !== undefined) return mine
     // A URI of nobody's: not found, as the protocol says; a malformed one of ours: bad parameters.
     if (!request.params.uri.startsWith(prefix)) throw notFound(request.params.uri)
     const page = parse(request.params.uri)
     if (Either.isLeft(page)) {
-      throw protocolError(ErrorCode.InvalidParams, `Resource ${request.params.uri}: ${page.left}`)
+      throw protocolError(ProtocolErrorCode.InvalidParams, `Resource ${request.params.uri}: ${page.left}`)
     }
     const { length, location, offset } = page.right
     // The MCP error for a resource that does not exist.

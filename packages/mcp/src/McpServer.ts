@@ -33,16 +33,17 @@
  *
  * @since 0.1.0
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import {
-  CallToolRequestSchema,
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  ListToolsRequestSchema,
-  SetLevelRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
-import type { CallToolResult, ListToolsResult, LoggingLevel, ResourceLink } from "@modelcontextprotocol/sdk/types.js"
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  ListToolsResult,
+  LoggingLevel,
+  ResourceLink,
+  ServerContext,
+  Transport
+} from "@modelcontextprotocol/server"
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, Server } from "@modelcontextprotocol/server"
+import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdio"
 import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
 import type * as ClientRequests from "@tool-runtime/core/ClientRequests"
 import type * as Tool from "@tool-runtime/core/Tool"
@@ -52,15 +53,18 @@ import * as Mcp from "@tool-runtime/providers/Mcp"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import type * as LogLevel from "effect/LogLevel"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { Readable, Writable } from "node:stream"
 import type * as McpResource from "./McpResource.js"
 import * as McpResources from "./McpResources.js"
+import * as McpRounds from "./McpRounds.js"
 import * as McpServerStdio from "./McpServerStdio.js"
 
 /**
@@ -161,63 +165,6 @@ const messageText = (message: unknown, cause: Cause.Cause<unknown>): string => {
   }
 }
 
-/** A request to the client, on the stream of the call that makes it. */
-type Send = (
-  request: { readonly method: string; readonly params: Record<string, unknown> },
-  schema: typeof ElicitResultSchema | typeof CreateMessageResultSchema,
-  options: { readonly signal: AbortSignal }
-) => Promise<unknown>
-
-/** How a call's handler reaches this client's user and model: only what the client declared it supports. */
-const channelOf = (server: Server, send: Send): ClientRequests.Channel => {
-  const capabilities = server.getClientCapabilities()
-  return {
-    elicit: capabilities?.elicitation === undefined ? undefined : (request) =>
-      Effect.tryPromise((signal) =>
-        send(
-          {
-            method: "elicitation/create",
-            params: { message: request.message, requestedSchema: request.requestedSchema }
-          },
-          ElicitResultSchema,
-          { signal }
-        ) as Promise<{ readonly action: string; readonly content?: unknown }>
-      ),
-    sample: capabilities?.sampling === undefined ? undefined : (request) =>
-      Effect.tryPromise((signal) =>
-        send(
-          {
-            method: "sampling/createMessage",
-            params: {
-              messages: request.messages.map((message) => ({
-                role: message.role,
-                content: { type: "text", text: message.text }
-              })),
-              maxTokens: request.maxTokens,
-              ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
-              ...(request.temperature === undefined ? {} : { temperature: request.temperature })
-            }
-          },
-          CreateMessageResultSchema,
-          { signal }
-        ) as Promise<{ readonly content: unknown; readonly model: string; readonly stopReason?: string }>
-      ).pipe(Effect.map((result) => {
-        // One block or several, text or not: the handler gets the text, and a line for what is not text.
-        const blocks = (Array.isArray(result.content) ? result.content : [result.content]) as ReadonlyArray<
-          { readonly type?: unknown; readonly text?: unknown }
-        >
-        const text = blocks.map((block) =>
-          block.type === "text" && typeof block.text === "string" ? block.text : `[${String(block.type)} content]`
-        ).join("\n")
-        return {
-          text,
-          model: result.model,
-          ...(result.stopReason === undefined ? {} : { stopReason: result.stopReason })
-        }
-      }))
-  }
-}
-
 /** Calls each server is answering now: a client that ends its input still gets the answers it asked for. */
 const running = new WeakMap<Server, number>()
 
@@ -280,39 +227,69 @@ export const makeGate: Effect.Effect<Gate> = Effect.map(
   (semaphore) => ({ permits: 1_024, semaphore })
 )
 
+/**
+ * What the instances of one served endpoint share besides the gate: the
+ * revision an instance serves, and for 2026-07-28 (no sessions) the calls
+ * parked between rounds and the stored outputs handed out.
+ *
+ * @internal
+ */
+export interface Serving {
+  readonly era: "legacy" | "modern"
+  readonly rounds?: McpRounds.Rounds | undefined
+  /** Under 2026-07-28, the links of every result this endpoint gave (see McpResources). */
+  readonly linked?: Map<string, ResourceLink> | undefined
+}
+
+const legacyServing: Serving = { era: "legacy" }
+
+/** The client's capabilities: on the request's own envelope under 2026-07-28, from `initialize` before. */
+const capabilitiesOf = (server: Server, ctx: ServerContext): ClientCapabilities | undefined =>
+  ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as
+    | ClientCapabilities
+    | undefined) ?? server.getClientCapabilities()
+
 /** @internal */
 export const makeWithGate = (
   { permits, semaphore: gate }: Gate,
-  options?: Options
+  options?: Options,
+  serving: Serving = legacyServing
 ): Effect.Effect<Server, never, ToolRuntime.ToolRuntime> =>
   Effect.gen(function*() {
     const runtime = yield* ToolRuntime.ToolRuntime
     const effectRuntime = yield* Effect.runtime<never>()
     const run = Runtime.runPromise(effectRuntime)
+    const modern = serving.era === "modern"
     const server = new Server(
       { name: options?.name ?? "tool-runtime", version: options?.version ?? "0.1.0" },
       {
         capabilities: { tools: {}, logging: {}, resources: { subscribe: true } },
-        ...(options?.instructions === undefined ? {} : { instructions: options.instructions })
+        ...(options?.instructions === undefined ? {} : { instructions: options.instructions }),
+        // Questions are asked by this module, never by re-running a handler.
+        inputRequired: { legacyShim: false }
       }
     )
     // The SDK's types come from its zod schemas, the codec's from its copy
     // of the specification: the same shapes, which TypeScript cannot see.
     const tools = Mcp.toolDefinitions(runtime.registry) as unknown as ListToolsResult["tools"]
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
+    server.setRequestHandler("tools/list", () => ({ tools }))
     // The outputs this session's results linked to, the only ones it may read.
-    const linked = new Map<string, ResourceLink>()
+    const linked = serving.linked ?? new Map<string, ResourceLink>()
     const resources = McpResources.install(server, runtime, linked, effectRuntime, options?.resources)
     // Until the client chooses, what an operator would want to see: info and above.
     let minimum: LoggingLevel = "info"
-    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    server.setRequestHandler("logging/setLevel", (request) => {
       minimum = request.params.level
       return {}
     })
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    server.setRequestHandler("tools/call", (request, ctx) => {
       const tool = runtime.registry.get(request.params.name)?.tool
       const readOnly = tool?.readOnly ?? true
       const token = request.params._meta?.progressToken
+      // Under 2026-07-28 a request says which logs it wants, and none when it does not say.
+      const wanted = modern
+        ? (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined
+        : minimum
       // The protocol wants `progress` to grow with every notification: a
       // handler's own count is used while it does, a report without one
       // counts one more, and one that would go back is not sent.
@@ -320,9 +297,9 @@ export const makeWithGate = (
       // Sent on the request's own stream, so that a client over HTTP gets
       // them with the call's answer. Redacted with the runtime's rules, then cut.
       const log = (level: LoggingLevel, text: string) => {
-        if (levels.indexOf(level) < levels.indexOf(minimum)) return
+        if (wanted === undefined || levels.indexOf(level) < levels.indexOf(wanted)) return
         const redacted = runtime.redact(text)
-        extra.sendNotification({
+        ctx.mcpReq.notify({
           method: "notifications/message",
           params: {
             level,
@@ -352,7 +329,7 @@ export const makeWithGate = (
         if (progress !== undefined && next <= progress) return Effect.void
         progress = next
         return Effect.tryPromise(() =>
-          extra.sendNotification({
+          ctx.mcpReq.notify({
             method: "notifications/progress",
             params: {
               progressToken: token,
@@ -381,19 +358,12 @@ export const makeWithGate = (
           } satisfies CallToolResult
         }
       }
-      running.set(server, (running.get(server) ?? 0) + 1)
-      return run(
-        gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
-          { id: `mcp-${String(extra.requestId)}`, name: request.params.name, input: request.params.arguments ?? {} },
-          {
-            interruptWhen: cancelled(extra.signal),
-            onEvent,
-            // On the request's own stream, as the logs are: a client over HTTP gets the question with the call.
-            client: channelOf(
-              server,
-              (request, schema, options) => extra.sendRequest(request as never, schema, options)
-            )
-          }
+      const call = (client: ClientRequests.Channel, interruptWhen: Effect.Effect<string>) => {
+        running.set(server, (running.get(server) ?? 0) + 1)
+        return gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
+          { id: `mcp-${String(ctx.mcpReq.id)}`, name: request.params.name, input: request.params.arguments ?? {} },
+          // On the request's own stream, as the logs are: a client over HTTP gets the question with the call.
+          { interruptWhen, onEvent, client }
         )).pipe(
           Effect.map((result) => {
             const link = McpResources.linkOf(result)
@@ -409,7 +379,38 @@ export const makeWithGate = (
           Effect.provide(Logger.add(logger)),
           Effect.ensuring(Effect.sync(() => running.set(server, running.get(server)! - 1)))
         )
-      )
+      }
+      if (!modern || serving.rounds === undefined) {
+        return run(call(
+          McpRounds.pushChannel(
+            capabilitiesOf(server, ctx),
+            (question, options) => ctx.mcpReq.send(question as never, options)
+          ),
+          cancelled(ctx.mcpReq.signal)
+        ))
+      }
+      const rounds = serving.rounds
+      const state = ctx.mcpReq.requestState<unknown>()
+      const round = typeof state === "string"
+        ? rounds.resume<CallToolResult>(
+          state,
+          request.params.name,
+          request.params.arguments,
+          ctx.mcpReq.inputResponses,
+          ctx.mcpReq.signal
+        )
+        : rounds.start(
+          request.params.name,
+          request.params.arguments,
+          capabilitiesOf(server, ctx),
+          call,
+          ctx.mcpReq.signal
+        )
+      // A refused state is the protocol's error, thrown as the SDK's own so it keeps its code.
+      return run(Effect.either(round)).then((answer) => {
+        if (Either.isLeft(answer)) throw answer.left
+        return answer.right.result as CallToolResult
+      })
     })
     // A subscription lives as long as its session.
     server.onclose = resources.close
@@ -453,23 +454,50 @@ export const serveStdio = (
     const stdin = options?.stdin ?? process.stdin
     const done = yield* Deferred.make<void>()
     const finish = () => Deferred.unsafeDone(done, Effect.void)
-    // The SDK's transport does not notice that stdin ended; without this the
+    // The transport does not notice that stdin ended; without this the
     // process would outlive its client.
     stdin.once("end", finish)
     stdin.once("close", finish)
-    const server = yield* serve(
-      new McpServerStdio.ServerTransport(stdin, options?.stdout ?? process.stdout, options),
-      options
+    const gate = yield* makeGate
+    const runtime = yield* Effect.runtime<ToolRuntime.ToolRuntime>()
+    // The client's first message chooses the revision (server/discover or
+    // initialize) and one instance serves the connection in it.
+    const modern: Serving = { era: "modern", rounds: McpRounds.make(), linked: new Map() }
+    const servers: Array<Server> = []
+    const changing = (options?.resources ?? []).flatMap((resource) =>
+      resource._tag === "Resource" && resource.changes !== undefined ? [resource] : []
     )
-    const closed = server.onclose
-    server.onclose = () => {
-      closed?.()
-      finish()
-    }
+    const handle = serveStdioEntry(async (context) => {
+      const server = await Runtime.runPromise(runtime)(
+        makeWithGate(gate, options, context.era === "modern" ? modern : legacyServing)
+      )
+      servers.push(server)
+      // Under 2026-07-28 every change goes out; the SDK's entry sends it only to listening subscriptions.
+      if (context.era === "modern") {
+        for (const resource of changing) {
+          Runtime.runFork(runtime)(
+            Stream.runForEach(resource.changes!, () =>
+              Effect.promise(() => server.sendResourceUpdated({ uri: resource.uri }).catch(() => undefined))).pipe(
+                Effect.interruptible,
+                Effect.raceFirst(Deferred.await(done))
+              )
+          )
+        }
+      }
+      return server
+    }, {
+      transport: new McpServerStdio.ServerTransport(stdin, options?.stdout ?? process.stdout, options),
+      onerror: () => {}
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => handle.close().catch(() => undefined))
+    )
     yield* Deferred.await(done)
     // Input ended, but the calls it sent are answered before the server
     // closes; each of them ends within its tool's own time limit.
-    yield* Effect.sleep("20 millis").pipe(Effect.repeat({ until: () => (running.get(server) ?? 0) === 0 }))
+    yield* Effect.sleep("20 millis").pipe(
+      Effect.repeat({ until: () => servers.every((server) => (running.get(server) ?? 0) === 0) })
+    )
   }))
 
 /**

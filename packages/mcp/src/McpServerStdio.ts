@@ -15,9 +15,8 @@
  *
  * @since 0.4.0
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server"
+import { parseJSONRPCMessage } from "@modelcontextprotocol/server"
 import type { Readable, Writable } from "node:stream"
 import * as JsonLines from "./JsonLines.js"
 
@@ -76,12 +75,19 @@ export class ServerTransport implements Transport {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)))
       return
     }
-    const parsed = JSONRPCMessageSchema.safeParse(raw)
-    if (parsed.success) {
-      this.onmessage?.(parsed.data)
+    let message: JSONRPCMessage
+    try {
+      message = parseJSONRPCMessage(raw)
+    } catch (error) {
+      this.onerror?.(new Error(`an invalid JSON-RPC message: ${error instanceof Error ? error.message : "unknown"}`))
+      this.refuse(raw)
       return
     }
-    this.onerror?.(new Error(`an invalid JSON-RPC message: ${parsed.error.issues[0]?.message ?? "unknown"}`))
+    this.onmessage?.(message)
+  }
+
+  /** Every request gets an answer, a malformed one too: its client would wait for it otherwise. */
+  private refuse(raw: unknown) {
     if (Array.isArray(raw)) {
       this.reject(null, -32600, "Invalid Request: batches are not part of this protocol revision.")
       return

@@ -211,7 +211,7 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       yield* server.close
     }))
 
-  it.scopedLive("answers the SDK v2's negotiating client, which falls back to 2025-11-25", () =>
+  it.scopedLive("answers the SDK v2's negotiating client in 2026-07-28, statelessly: no session is kept", () =>
     Effect.gen(function*() {
       const server = yield* served()
       const client = new ClientV2({ name: "sdk-v2-test", version: "1.0.0" }, {
@@ -221,12 +221,17 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
         Effect.promise(() => client.connect(new StreamableHTTPClientTransportV2(new URL(server.url)))),
         () => Effect.promise(() => client.close())
       )
-      assert.strictEqual(client.getNegotiatedProtocolVersion(), "2025-11-25")
+      assert.strictEqual(client.getNegotiatedProtocolVersion(), "2026-07-28")
       const result = yield* Effect.promise(() =>
         client.callTool({ name: "lookup_customer", arguments: { customerId: "C-3" } })
       )
       assert.include(JSON.stringify(result.content), "customer C-3")
       assert.notInclude(JSON.stringify(result.content), secret.slice(4, 12))
+      const invalid = yield* Effect.promise(() =>
+        client.callTool({ name: "lookup_customer", arguments: { customerId: 7 } })
+      )
+      assert.isTrue(invalid.isError)
+      assert.strictEqual(server.sessions(), 0)
       yield* server.close
     }))
 
@@ -341,24 +346,30 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
   it.scopedLive("is imported by our own McpClient with its bearer token, as one runtime's tools into another's", () =>
     Effect.gen(function*() {
       const server = yield* served({ token })
-      const config = McpConfig.make({
-        http: { url: server.url, headers: { authorization: `Bearer ${Redacted.value(token)}` } }
-      })
-      const { protocol, result } = yield* Effect.gen(function*() {
-        const runtime = yield* ToolRuntime.ToolRuntime
-        // Our client asks for 2026-07-28 first; this server answers in 2025-11-25.
-        const { protocol } = yield* (yield* McpClient.McpClient).servers[0]!.status
-        const result = yield* runtime.runCall({
-          id: "c1",
-          name: "mcp__http__lookup_customer",
-          input: { customerId: "C-2" }
+      // Our client asks for 2026-07-28 first and this server speaks it; an entry may pin 2025-11-25.
+      for (const pinned of [undefined, "2025-11-25" as const]) {
+        const config = McpConfig.make({
+          http: {
+            url: server.url,
+            headers: { authorization: `Bearer ${Redacted.value(token)}` },
+            ...(pinned === undefined ? {} : { protocol: pinned })
+          }
         })
-        return { protocol, result }
-      }).pipe(Effect.provide(McpTools.layerRuntime([]).pipe(Layer.provideMerge(McpClient.layer(config)))))
-      assert.strictEqual(protocol, "2025-11-25")
-      assert.isFalse(result.isError, ToolResult.text(result))
-      assert.include(ToolResult.text(result), "customer C-2")
-      assert.notInclude(ToolResult.text(result), secret.slice(4, 12))
+        const { protocol, result } = yield* Effect.gen(function*() {
+          const runtime = yield* ToolRuntime.ToolRuntime
+          const { protocol } = yield* (yield* McpClient.McpClient).servers[0]!.status
+          const result = yield* runtime.runCall({
+            id: "c1",
+            name: "mcp__http__lookup_customer",
+            input: { customerId: "C-2" }
+          })
+          return { protocol, result }
+        }).pipe(Effect.provide(McpTools.layerRuntime([]).pipe(Layer.provideMerge(McpClient.layer(config)))))
+        assert.strictEqual(protocol, pinned ?? "2026-07-28")
+        assert.isFalse(result.isError, ToolResult.text(result))
+        assert.include(ToolResult.text(result), "customer C-2")
+        assert.notInclude(ToolResult.text(result), secret.slice(4, 12))
+      }
       yield* server.close
     }))
 

@@ -98,7 +98,8 @@ describe("McpResource served", () => {
       }])
     }))
 
-  it.scopedLive("what does not exist is -32002, a failed read -32603 with its detail redacted", () =>
+  // -32602, as 2026-07-28 says for every revision (SEP-2164); the SDK maps the older -32002 to it.
+  it.scopedLive("what does not exist is -32602, a failed read -32603 with its detail redacted", () =>
     Effect.gen(function*() {
       const { url } = yield* serve(documents)
       const { client } = yield* connect(url)
@@ -106,18 +107,18 @@ describe("McpResource served", () => {
         Effect.flip(Effect.tryPromise(() => client.readResource({ uri }))).pipe(
           Effect.map((error) => error.cause as { code: number; message: string })
         )
-      assert.strictEqual((yield* read("docs://nothing")).code, -32002)
+      assert.strictEqual((yield* read("docs://nothing")).code, -32602)
       const missing = yield* read("docs://tickets/404/summary")
-      assert.strictEqual(missing.code, -32002)
+      assert.strictEqual(missing.code, -32602)
       // The protocol's prefix once, and the reason the read gave.
-      assert.strictEqual(missing.message, "MCP error -32002: Resource not found: no such ticket")
-      assert.strictEqual((yield* read("docs://tickets/a/b/summary")).code, -32002)
+      assert.strictEqual(missing.message, "MCP error -32602: Resource not found: no such ticket")
+      assert.strictEqual((yield* read("docs://tickets/a/b/summary")).code, -32602)
       const failed = yield* read("docs://tickets/500/summary")
       assert.strictEqual(failed.code, -32603)
       assert.match(failed.message, /the desk is down/)
       assert.notInclude(failed.message, token.slice(4, 12))
       const subscribe = yield* Effect.flip(Effect.tryPromise(() => client.subscribeResource({ uri: "docs://nothing" })))
-      assert.strictEqual((subscribe.cause as { code: number }).code, -32002)
+      assert.strictEqual((subscribe.cause as { code: number }).code, -32602)
     }))
 
   it.scopedLive("a subscriber hears each change until it unsubscribes, and its session's end stops the watch", () =>

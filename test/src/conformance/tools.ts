@@ -217,6 +217,108 @@ export const tools = [
         }),
         (answer) => `Elicitation completed: ${describeAnswer(answer)}`
       )
+  }),
+  // 2026-07-28: the questions go out as `input_required` results under these keys, and the call, parked
+  // meanwhile, takes up where it stopped when the client sends it again with the answers.
+  Tool.make("test_input_required_result_elicitation", {
+    description: "Asks the user's name.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.map(
+        context.elicit({
+          key: "user_name",
+          message: "What is your name?",
+          schema: Schema.Struct({ name: Schema.String })
+        }),
+        (answer) => `Hello: ${describeAnswer(answer)}`
+      )
+  }),
+  Tool.make("test_input_required_result_sampling", {
+    description: "Asks the client's model a question.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.map(
+        context.sample({
+          key: "capital_question",
+          messages: [{ role: "user", text: "What is the capital of France?" }],
+          maxTokens: 100
+        }),
+        (sample) => `The model says: ${sample.text}`
+      )
+  }),
+  ...["test_input_required_result_request_state", "test_input_required_result_tampered_state"].map((name) =>
+    Tool.make(name, {
+      description: "Asks for a confirmation.",
+      parameters: {},
+      readOnly: true,
+      handler: (_, context) =>
+        Effect.map(
+          context.elicit({ key: "confirm", message: "Please confirm", schema: Schema.Struct({ ok: Schema.Boolean }) }),
+          // The parked call itself was resumed: the state was ours, and it was checked.
+          (answer) => `state-ok: ${describeAnswer(answer)}`
+        )
+    })
+  ),
+  Tool.make("test_input_required_result_multiple_inputs", {
+    description: "Asks the user and the client's model at once.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.map(
+        Effect.all([
+          context.elicit({
+            key: "user_name",
+            message: "What is your name?",
+            schema: Schema.Struct({ name: Schema.String })
+          }),
+          Effect.either(context.sample({
+            key: "greeting",
+            messages: [{ role: "user", text: "Generate a greeting" }],
+            maxTokens: 50
+          }))
+        ], { concurrency: "unbounded" }),
+        ([answer, greeting]) =>
+          `name: ${describeAnswer(answer)}; greeting: ${greeting._tag === "Right" ? greeting.right.text : "none"}`
+      )
+  }),
+  Tool.make("test_input_required_result_multi_round", {
+    description: "Asks two questions, one after the other.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.gen(function*() {
+        const name = yield* context.elicit({
+          key: "step1",
+          message: "Step 1: What is your name?",
+          schema: Schema.Struct({ name: Schema.String })
+        })
+        const color = yield* context.elicit({
+          key: "step2",
+          message: "Step 2: What is your favorite color?",
+          schema: Schema.Struct({ color: Schema.String })
+        })
+        return `step1: ${describeAnswer(name)}; step2: ${describeAnswer(color)}`
+      })
+  }),
+  Tool.make("test_input_required_result_capabilities", {
+    description: "Asks the user and the model; only what the client declared goes out.",
+    parameters: {},
+    readOnly: true,
+    handler: (_, context) =>
+      Effect.map(
+        Effect.all([
+          context.elicit({ key: "user_name", message: "Your name?", schema: Schema.Struct({ name: Schema.String }) }),
+          Effect.either(context.sample({
+            key: "summary",
+            messages: [{ role: "user", text: "Say hello" }],
+            maxTokens: 20
+          }))
+        ], { concurrency: "unbounded" }),
+        ([answer, sample]) =>
+          `elicitation: ${describeAnswer(answer)}; sampling: ${sample._tag === "Right" ? sample.right.text : "none"}`
+      )
   })
 ]
 
