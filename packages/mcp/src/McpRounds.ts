@@ -257,6 +257,8 @@ export const make = (options?: Options): Rounds => {
       signal.addEventListener("abort", onAbort, { once: true })
       try {
         for (;;) {
+          // Stopped (the client went away, or gave up): its answer is the call's own, however it ends.
+          if (isDone(exchange.stop)) return { _tag: "Done" as const, result: yield* Fiber.join(fiber) }
           const unanswered = [...exchange.questions].filter(([, question]) => !isDone(question.answer))
           if (unanswered.length === 0) {
             exchange.wake = Deferred.unsafeMake<void>(fiber.id())
