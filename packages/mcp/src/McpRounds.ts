@@ -17,6 +17,12 @@
  *   already used, one for another tool or other arguments, or one past its
  *   wait is refused with -32602: nothing runs.
  *
+ * A first request may carry answers already (`inputResponses` under the
+ * keys the tool is known to ask: clients of stateless servers do that): a
+ * question whose key it answers takes that answer instead of a round. An
+ * answer of the wrong shape (not an elicitation's `action`, not a sample's
+ * `content`) is ignored and the question asked again.
+ *
  * Questions asked at the same moment (a handler asking two things at once)
  * go out in one round; a question left unanswered in a retry is asked
  * again. A parked call waits at most `maxWait` for its retry, then it is
@@ -115,8 +121,21 @@ interface Question {
   readonly answer: Deferred.Deferred<unknown>
 }
 
+/** Whether a client's value is an answer of the kind the question asked for; any other is asked again. */
+const answers = (request: InputRequest, value: unknown): boolean => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false
+  const record = value as Record<string, unknown>
+  return request.method === "elicitation/create"
+    ? record.action === "accept" || record.action === "decline" || record.action === "cancel"
+    : request.method === "sampling/createMessage"
+    ? "content" in record
+    : false
+}
+
 /** A call of the 2026-07-28 revision, from its first round to its result. */
 interface Exchange<A> {
+  /** Answers the first request already carried, by key (clients of stateless servers may send them at once). */
+  readonly preset: Map<string, unknown>
   readonly tool: string
   readonly args: string
   readonly questions: Map<string, Question>
@@ -173,7 +192,8 @@ export interface Rounds {
     args: unknown,
     capabilities: ClientCapabilities | undefined,
     call: (channel: ClientRequests.Channel, stop: Effect.Effect<string>) => Effect.Effect<A>,
-    signal: AbortSignal
+    signal: AbortSignal,
+    responses?: Record<string, unknown> | undefined
   ) => Effect.Effect<Round<A>>
   /** A retry: the answers go to the parked call, and the round answers as `start`'s does. */
   readonly resume: <A>(
@@ -219,9 +239,11 @@ export const make = (options?: Options): Rounds => {
         if (parked.size >= maxParked) {
           return yield* Effect.fail(new Error(`${maxParked} calls are already waiting for their client's answers`))
         }
+        const named = hint?.slice(0, 64)
+        const given = named === undefined ? undefined : exchange.preset.get(named)
+        if (named !== undefined && exchange.preset.delete(named) && answers(request, given)) return given
         const answer = yield* Deferred.make<unknown>()
         const n = ++exchange.asked
-        const named = hint?.slice(0, 64)
         const key = named === undefined || named === ""
           ? `q${n}`
           : exchange.questions.has(named)
@@ -298,10 +320,11 @@ export const make = (options?: Options): Rounds => {
 
   return {
     parked: () => parked.size,
-    start: (tool, args, capabilities, call, signal) =>
+    start: (tool, args, capabilities, call, signal, responses) =>
       Effect.gen(function*() {
         const stop = yield* Deferred.make<string>()
         const exchange: Exchange<any> = {
+          preset: new Map(Object.entries(responses ?? {})),
           tool,
           args: stableArgs(args),
           questions: new Map(),
@@ -324,7 +347,7 @@ export const make = (options?: Options): Rounds => {
         parked.delete(state)
         if (exchange.timer !== undefined) yield* Fiber.interrupt(exchange.timer)
         for (const [key, question] of exchange.questions) {
-          if (responses !== undefined && Object.hasOwn(responses, key)) {
+          if (responses !== undefined && Object.hasOwn(responses, key) && answers(question.request, responses[key])) {
             Deferred.unsafeDone(question.answer, Exit.succeed(responses[key]))
           }
         }

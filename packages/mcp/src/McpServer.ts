@@ -404,7 +404,8 @@ export const makeWithGate = (
           request.params.arguments,
           capabilitiesOf(server, ctx),
           call,
-          ctx.mcpReq.signal
+          ctx.mcpReq.signal,
+          ctx.mcpReq.inputResponses
         )
       // A refused state is the protocol's error, thrown as the SDK's own so it keeps its code.
       return run(Effect.either(round)).then((answer) => {

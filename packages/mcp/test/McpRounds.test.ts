@@ -147,6 +147,23 @@ describe("McpRounds", () => {
       assert.deepStrictEqual(done, { _tag: "Done", result: "the MCP client cancelled the request" })
     }))
 
+  it.live("answers a first request carried under the question's key are taken; ones of the wrong shape are asked", () =>
+    Effect.gen(function*() {
+      const rounds = McpRounds.make()
+      const steps: Array<string> = []
+      const given = { confirm: { action: "accept", content: { ok: true } }, extra: { action: "accept" } }
+      const done = yield* rounds.start("deploy", {}, elicitation, asking(steps, ["confirm"]) as never, never, given)
+      assert.strictEqual(done._tag, "Done")
+      assert.deepStrictEqual(JSON.parse(done.result as string), [given.confirm])
+      const wrong = yield* rounds.start("deploy", {}, elicitation, asking([], ["confirm"]) as never, never, {
+        confirm: 12345
+      })
+      assert.strictEqual(wrong._tag, "Ask")
+      const state = (wrong.result as unknown as { requestState: string }).requestState
+      const still = yield* rounds.resume(state, "deploy", {}, { confirm: { action: "maybe" } }, never)
+      assert.strictEqual(still._tag, "Ask")
+    }))
+
   it.live("without the client's elicitation capability no question goes out: the call answers at once", () =>
     Effect.gen(function*() {
       const rounds = McpRounds.make()
