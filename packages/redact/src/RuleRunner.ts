@@ -373,6 +373,9 @@ export const scan = (
   const index = scanned ?? (engine.plan !== undefined && length >= indexFrom ? indexOf(engine, text, state) : undefined)
   const candidates = index === undefined || index.format ? undefined : index.channels
   let verifying: Detector.Detector | undefined
+  // The farthest any detector's skip reaches: a hit past it is past every one, and needs no lookup.
+  let skipped = 0
+  for (const until of state.skips.values()) if (until > skipped) skipped = until
   const context = {
     text,
     floor: state.floor,
@@ -385,7 +388,10 @@ export const scan = (
       return span
     },
     skip: (until: number) => {
-      if (verifying !== undefined && until > (state.skips.get(verifying) ?? 0)) state.skips.set(verifying, until)
+      if (verifying !== undefined && until > (state.skips.get(verifying) ?? 0)) {
+        state.skips.set(verifying, until)
+        if (until > skipped) skipped = until
+      }
     }
   }
   const resume: Resume = (detector, at) => {
@@ -485,7 +491,7 @@ export const scan = (
       const detector = found.detectors[i]!
       if (
         hit.start >= claimed ||
-        hit.start < state.floor || (state.skips.size > 0 && hit.start < (state.skips.get(detector) ?? 0)) ||
+        hit.start < state.floor || (hit.start < skipped && hit.start < (state.skips.get(detector) ?? 0)) ||
         (holdsMarker && insideMarker(text, hit.start))
       ) {
         continue

@@ -1026,6 +1026,22 @@ const keyStart = (context: Detector.Context, at: number): number => {
 const operatorShape =
   /(?:[ \t]{1,3}(?:string|String|str|\[\]byte|var)(?=[ \t]{0,3}=)|[ \t]{0,3}:[ \t]{0,3}[A-Za-z_][A-Za-z0-9_.<>[\]|?]{0,40}(?=[ \t]{1,3}=[ \t]))?[ \t]{0,5}(::=|:=|\?=|\+=|\.=|=>|=(?!=)|:(?!:)|,|value[ \t]{0,3}=|>)[ \t]{0,5}/y
 
+/**
+ * Whether {@link operatorShape} can match at `at`, at the cost of a few
+ * loads: past at most five spaces or tabs (the most it allows before its
+ * type or its sign), every match has a sign or starts a type there. Most
+ * keywords in logs and code are followed by neither, and skip the
+ * expression.
+ */
+const mayOperate = (text: string, at: number): boolean => {
+  let i = at
+  while (i < at + 5 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i++
+  const code = text.charCodeAt(i)
+  // `:` `=` `,` `>` `?` `+` `.`, and `value=`, `string`, `String`, `str`, `[]byte`, `var`.
+  return code === 58 || code === 61 || code === 44 || code === 62 || code === 63 || code === 43 || code === 46 ||
+    code === 118 || code === 115 || code === 83 || code === 91
+}
+
 /** Longer values are cut there: the rest of a runaway value is not worth a window that long. */
 const maxValue = 1_000
 
@@ -1101,7 +1117,7 @@ export const secretAssignment: Detector.Detector = {
         end++
       }
       if (text.charCodeAt(end) === 93) end++
-      const op = Detector.matchAt(operatorShape, text, end)
+      const op = mayOperate(text, end) ? Detector.matchAt(operatorShape, text, end) : null
       if (op !== null) {
         const sign = op[1]!
         // `arn:aws:…:secret:prod/db`: a part of a colon-separated address, not a key.
@@ -1117,11 +1133,12 @@ export const secretAssignment: Detector.Detector = {
         }
         from = end + op[0].length
       } else {
-        // `--password v`, and SQL's `PASSWORD 'v'`.
+        // `--password v`, and SQL's `PASSWORD 'v'`: nothing else, whatever follows.
+        const flag = text.charCodeAt(start) === 45
+        if (!flag && keyword !== "pass") return undefined
         const gap = Detector.matchAt(flagGap, text, end)
         if (gap === null) return undefined
         from = end + gap[0].length
-        const flag = text.charCodeAt(start) === 45
         if (!(flag && text.charCodeAt(from) !== 45) && !(keyword === "pass" && text.charCodeAt(from) === 39)) {
           return undefined
         }

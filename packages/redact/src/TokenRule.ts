@@ -97,6 +97,43 @@ const isSeparator = (code: number): boolean => code === 95 || code === 45 || cod
 const operator =
   /(?:\\?["'\]]){0,2}(?:[ \t]{1,3}(?:string|String|str|var)\b)?[ \t]{0,5}(?::=|:::=|::=|\?=|\.=|\+=|=>|>[ \t]{0,40}\r?\n[ \t]{0,40}|[:=,>]|(?<=-[A-Za-z0-9_-]{2,48})[ \t](?=[ \t]{0,3}["'A-Za-z0-9]))[ \t]{0,5}(?:\\?["'`])?/y
 
+const isBlank = (code: number): boolean => code === 32 || code === 9
+
+/**
+ * Whether {@link operator} can match at `at`, at the cost of a few loads:
+ * past its closing quotes or brackets (at most two) and at most five
+ * spaces or tabs (the most it allows before its type or its sign), every
+ * match has a sign or starts a type; or, after a flag (`--sentry-auth-token
+ * v`), a space right at `at`. Most credential words in logs and code are
+ * followed by none of these, and skip the expression.
+ */
+const mayAssign = (text: string, at: number): boolean => {
+  let i = at
+  for (let k = 0; k < 2; k++) {
+    const escape = text.charCodeAt(i) === 92 ? 1 : 0
+    const code = text.charCodeAt(i + escape)
+    if (code !== 34 && code !== 39 && code !== 93) break
+    i += escape + 1
+  }
+  if (i === at && isBlank(text.charCodeAt(at)) && followsFlag(text, at)) return true
+  const from = i
+  while (i < from + 5 && isBlank(text.charCodeAt(i))) i++
+  const code = text.charCodeAt(i)
+  // `:` `=` `,` `>` `?` `.` `+`, and `string`, `String`, `str`, `var`.
+  return code === 58 || code === 61 || code === 44 || code === 62 || code === 63 || code === 46 || code === 43 ||
+    code === 115 || code === 83 || code === 118
+}
+
+/** Whether `-[A-Za-z0-9_-]{2,48}` ends at `at`: the look-behind of {@link operator}'s space after a flag. */
+const followsFlag = (text: string, at: number): boolean => {
+  for (let i = at - 1; i >= 0 && at - i <= 49; i--) {
+    const code = text.charCodeAt(i)
+    if (code === 45 && at - i >= 3) return true
+    if (!(Detector.isWordChar(code) || code === 45)) return false
+  }
+  return false
+}
+
 /**
  * The words that name a credential in a key. Every keyed rule is tried
  * from these rather than from its own service names: the service names of
@@ -126,6 +163,9 @@ const identifierEnd = (text: string, hit: Detector.Hit): number => {
   return end
 }
 
+const separators = /[_.-]/
+const separatorsAll = /[_.-]/g
+
 const identifierAround = (context: Detector.Context, hit: Detector.Hit, end: number): Identifier | undefined => {
   const text = context.text
   let start = hit.start
@@ -137,8 +177,13 @@ const identifierAround = (context: Detector.Context, hit: Detector.Hit, end: num
   }
   const outside = start > context.floor ? text.charCodeAt(start - 1) : 32
   if (outside === 47 || outside === 92 || outside === 64) return undefined
-  let joined = ""
+  // The identifier's characters are ASCII letters, digits and separators: joined, its letters lower-cased
+  // and its separators left out, built at once rather than a character at a time.
+  let joined = text.slice(start, end)
+  if (separators.test(joined)) joined = joined.replace(separatorsAll, "")
+  joined = joined.toLowerCase()
   const boundaries: Array<number> = []
+  let length = 0
   let previous = 32
   for (let i = start; i < end; i++) {
     const code = text.charCodeAt(i)
@@ -152,12 +197,12 @@ const identifierAround = (context: Detector.Context, hit: Detector.Hit, end: num
       (isUpper(code) && isUpper(previous) && i + 1 < end && isLower(text.charCodeAt(i + 1))) ||
       (Detector.isDigit(code) !== Detector.isDigit(previous))
     ) {
-      boundaries.push(joined.length)
+      boundaries.push(length)
     }
-    joined += String.fromCharCode(isUpper(code) ? code + 32 : code)
+    length++
     previous = code
   }
-  boundaries.push(joined.length)
+  boundaries.push(length)
   return { start, end, joined, boundaries }
 }
 
@@ -207,7 +252,7 @@ const dispatch = (id: string, specs: ReadonlyArray<KeyedOptions>, words: Readonl
     verify: (context, hit) => {
       // The operator first: most credential words in code are not a key being assigned.
       const end = identifierEnd(context.text, hit)
-      const op = Detector.matchAt(operator, context.text, end)
+      const op = mayAssign(context.text, end) ? Detector.matchAt(operator, context.text, end) : null
       if (op === null || op[0].length > operatorReach) return undefined
       const identifier = identifierAround(context, hit, end)
       if (identifier === undefined) return undefined

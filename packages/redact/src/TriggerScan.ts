@@ -339,6 +339,9 @@ export const triggerPass = (
     }
     let hits: Array<Detector.Hit> | undefined
     let detectors: Array<Detector.Detector> | undefined
+    // The longest keyword at each start, in the order their starts are first seen: while there is
+    // one start (the usual case), it is kept apart and no list is allocated.
+    let keyword: Word | undefined
     let keywords: Array<Word> | undefined
     let first = i
     for (const word of bucket) {
@@ -346,26 +349,38 @@ export const triggerPass = (
       if (!matches(text, word, start)) continue
       if (start < first) first = start
       if (word.caseless) {
-        const same = keywords?.findIndex((k) => i - 1 - k.offset === start) ?? -1
-        if (same < 0) (keywords ??= []).push(word)
-        else if (word.text.length > keywords![same]!.text.length) keywords![same] = word
+        if (keywords === undefined) {
+          if (keyword === undefined) {
+            keyword = word
+            continue
+          }
+          if (i - 1 - keyword.offset === start) {
+            if (word.text.length > keyword.text.length) keyword = word
+            continue
+          }
+          keywords = [keyword]
+        }
+        let same = -1
+        for (let k = 0; k < keywords.length && same < 0; k++) if (i - 1 - keywords[k]!.offset === start) same = k
+        if (same < 0) keywords.push(word)
+        else if (word.text.length > keywords[same]!.text.length) keywords[same] = word
         continue
       }
       ;(hits ??= []).push({ start, end: start + word.text.length, match: undefined })
       ;(detectors ??= []).push(word.detectors[0]!)
     }
-    if (keywords !== undefined) {
-      for (const keyword of keywords) {
-        const start = i - 1 - keyword.offset
-        const hit: Detector.Hit = { start, end: start + keyword.text.length, match: undefined }
-        // The usual case, a keyword alone, shares its list of detectors.
-        if (hits === undefined && keywords.length === 1) {
-          return { start, resume: i + 1, hit, hits: undefined, detectors: keyword.detectors }
-        }
-        for (const detector of keyword.detectors) {
-          ;(hits ??= []).push(hit)
-          ;(detectors ??= []).push(detector)
-        }
+    if (keyword !== undefined && keywords === undefined && hits === undefined) {
+      // The usual case, a keyword alone, shares its list of detectors.
+      const start = i - 1 - keyword.offset
+      const hit: Detector.Hit = { start, end: start + keyword.text.length, match: undefined }
+      return { start, resume: i + 1, hit, hits: undefined, detectors: keyword.detectors }
+    }
+    for (const found of keywords ?? (keyword === undefined ? [] : [keyword])) {
+      const start = i - 1 - found.offset
+      const hit: Detector.Hit = { start, end: start + found.text.length, match: undefined }
+      for (const detector of found.detectors) {
+        ;(hits ??= []).push(hit)
+        ;(detectors ??= []).push(detector)
       }
     }
     return { start: first, resume: i + 1, hit: hits![0]!, hits, detectors: detectors! }

@@ -63,6 +63,7 @@ const syntaxes: ReadonlyArray<Syntax> = [
   { name: "YAML, quoted", write: (v) => `service:\n  api_token: "${v}"\n` },
   { name: "YAML, a list of assignments", write: (v) => `env:\n  - API_TOKEN=${v}\n  - DEBUG=1` },
   { name: "TOML", write: (v) => `[service]\napi_token = "${v}"\nretries = 3` },
+  { name: "TOML, aligned", write: (v) => `[service]\napi_token    =    "${v}"\nretries      = 3` },
   { name: "INI", write: (v) => `[auth]\npassword = ${v}\nuser = app` },
   { name: "INI, colon", write: (v) => `[auth]\npassword: ${v}` },
   { name: "XML element", write: (v) => `<config>\n  <apiToken>${v}</apiToken>\n</config>` },
