@@ -1,6 +1,9 @@
 /**
- * A registry served over MCP's Streamable HTTP transport (revision
- * 2025-11-25, sessions), on Node's own HTTP server.
+ * A registry served over MCP's Streamable HTTP transport, on Node's own
+ * HTTP server, in both revisions on one endpoint: each request is routed by
+ * the SDK's own classifier (`isLegacyRequest`), 2025-11-25 to the sessions
+ * kept here, 2026-07-28 to the SDK's stateless handler (`createMcpHandler`)
+ * with an instance per request.
  *
  * What a local HTTP server must not allow, it refuses before the SDK sees
  * the request, whatever the SDK's own options say:
@@ -20,9 +23,9 @@
  *   most `maxSessions` sessions are kept, the one unused the longest is
  *   closed to make room for a new one.
  *
- * Every session has a `Server` of its own (the SDK binds one transport to
- * one server), and all of them share one read/write gate: a write called in
- * one session still waits for the reads running in the others.
+ * Every session (and every 2026-07-28 request) has a `Server` of its own,
+ * and all of them share one read/write gate: a write called in one session
+ * still waits for the reads running in the others.
  *
  * @since 0.4.0
  */

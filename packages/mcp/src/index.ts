@@ -24,6 +24,8 @@ export * as McpOAuthStore from "./McpOAuthStore.js"
 export * as McpResource from "./McpResource.js"
 /** @since 0.4.0 */
 export * as McpResources from "./McpResources.js"
+/** @since 0.4.0 */
+export * as McpRounds from "./McpRounds.js"
 /** @since 0.1.0 */
 export * as McpServer from "./McpServer.js"
 /** @since 0.4.0 */
