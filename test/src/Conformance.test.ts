@@ -156,6 +156,22 @@ const clientScenarios = [
   "auth/client-credentials-basic",
   "auth/cross-app-access-complete-flow"
 ]
+/** Client scenarios of suite 0.2 (every one it has) that fail, and why; every other passes. */
+const client2026Fails: Record<string, string> = {
+  "auth/dpop": "DPoP-bound tokens (an extension) are not implemented",
+  "auth/dpop-nonce": "DPoP-bound tokens (an extension) are not implemented",
+  "auth/wif-jwt-bearer": "workload identity federation (an extension) is not implemented",
+  "http-custom-headers": "its null check: a null for a boolean parameter is refused as invalid_arguments before " +
+    "anything is sent (arguments are checked against the tool's schema)"
+}
+/** Skills scenarios (an extension) that check nothing unless the client reads skills. */
+const client2026Empty = new Set([
+  "sep-2640-client-no-prefetch",
+  "sep-2640-client-verify-digest",
+  "sep-2640-client-verify-size",
+  "sep-2640-client-verify-frontmatter"
+])
+
 const stopwatchChecks = new Set(["client-sse-retry-timing"])
 
 interface Check {
@@ -279,6 +295,47 @@ describe("MCP conformance suite", { timeout: 15 * MINUTE }, () => {
       assert.sameMembers(failing, Object.keys(server2026Fails), "the failing scenarios")
     } finally {
       stop()
+      Fs.rmSync(out, { recursive: true, force: true })
+    }
+  })
+
+  it("our client against suite 0.2 (2026-07-28 and 2025-11-25 scenarios): all pass but the extensions listed", async () => {
+    const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "conformance-client-2026-"))
+    try {
+      const listed = await runSuite(["list"], MINUTE, suite2026)
+      const offered = [
+        ...listed.stdout.split("Client scenarios")[1]?.split("Authorization server")[0]?.matchAll(
+          /^\s+- ([\w/.-]+)/gm
+        ) ??
+          []
+      ].map((m) => m[1]!)
+      assert.isAbove(offered.length, 40)
+      const command = `${process.execPath} ${tsx} --conditions=@tool-runtime/source ${conformance}/client.ts`
+      for (const scenario of offered) {
+        const result = await runSuite(
+          ["client", "--command", command, "--scenario", scenario, "-o", out],
+          3 * MINUTE,
+          suite2026
+        )
+        assert.isUndefined(result.error, `${scenario}: ${result.error?.message}`)
+      }
+      const byScenario = verdicts(out, "")
+      assert.sameMembers([...byScenario.keys()], offered)
+      const failing = [...byScenario].filter(([, checks]) => failed(checks).length > 0).map(([name]) => name)
+      assert.sameMembers(
+        failing,
+        Object.keys(client2026Fails),
+        failing.filter((name) => !(name in client2026Fails)).map((name) =>
+          `${name}: ${
+            failed(byScenario.get(name)!).map((check) => `${check.id} ${check.errorMessage ?? ""}`).join("; ")
+          }`
+        ).join("\n")
+      )
+      for (const [scenario, checks] of byScenario) {
+        if (client2026Empty.has(scenario) || scenario in client2026Fails) continue
+        assert.isNotEmpty(checks.filter((check) => check.status === "SUCCESS"), `${scenario} passed no check at all`)
+      }
+    } finally {
       Fs.rmSync(out, { recursive: true, force: true })
     }
   })

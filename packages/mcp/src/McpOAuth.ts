@@ -218,6 +218,7 @@ export class Provider implements OAuthClientProvider {
   #preRegistered: Redacted.Redacted<OAuthClientInformationMixed> | undefined
   #verifier: Redacted.Redacted<string> | undefined
   #code: Redacted.Redacted<string> | undefined
+  #iss: string | undefined
   #state: string | undefined
   #callback: Callback | undefined
   #flow: Promise<void> | undefined
@@ -380,7 +381,7 @@ export class Provider implements OAuthClientProvider {
       this.#preRegistered = Redacted.make(information)
       return
     }
-    await this.#save({ client: Redacted.make(information) })
+    await this.#save({ client: Redacted.make(information), clientIssuer: this.#saved.discovery?.authorizationServerUrl })
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
@@ -403,7 +404,14 @@ export class Provider implements OAuthClientProvider {
   }
 
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
-    await this.#save({ discovery: state })
+    // The resource moved to another authorization server (SEP-2352): the client registered with the old one,
+    // and its tokens, are not taken there; the new one registers a client of its own.
+    const moved = this.#saved.client !== undefined && this.#saved.clientIssuer !== undefined &&
+      this.#saved.clientIssuer !== state.authorizationServerUrl
+    await this.#save({
+      discovery: state,
+      ...(moved ? { client: undefined, clientIssuer: undefined, tokens: undefined } : {})
+    })
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
@@ -423,8 +431,10 @@ export class Provider implements OAuthClientProvider {
     // The loser settles later (the wait times out, the page fails after the code came); the race
     // subscribed to both, so that is no unhandled rejection.
     const received = await Promise.race([code, opened])
-    this.#remember(received)
-    this.#code = Redacted.make(received)
+    this.#remember(received.code)
+    this.#code = Redacted.make(received.code)
+    // Checked by the SDK against the issuer it recorded (RFC 9207): a mixed-up authorization server is refused.
+    this.#iss = received.iss
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -543,6 +553,9 @@ export class Provider implements OAuthClientProvider {
     const { error, resourceMetadataUrl, scope: challenged } = extractWWWAuthenticateParams(response)
     const scope = unionScopes((await this.tokens())?.scope, challenged)
     this.#steppingUp = error === "insufficient_scope"
+    // Refused (not merely short of a scope): the resource's metadata is read again, as it may now name
+    // another authorization server (SEP-2352); the cached discovery would send us to the old one.
+    if (!this.#steppingUp && this.#saved.discovery !== undefined) await this.#save({ discovery: undefined })
     if (this.#interactive) {
       const client = await this.clientInformation()
       const registered = client !== undefined && "redirect_uris" in client
@@ -559,7 +572,7 @@ export class Provider implements OAuthClientProvider {
       }
       this.#code = undefined
       let lenient = false
-      const authorize = async (extra?: { readonly authorizationCode: string }) => {
+      const authorize = async (extra?: { readonly authorizationCode: string; readonly iss?: string }) => {
         try {
           return await auth(this, { ...options, ...extra, ...(lenient ? { skipIssuerMetadataValidation: true } : {}) })
         } catch (error) {
@@ -573,7 +586,9 @@ export class Provider implements OAuthClientProvider {
         const code = this.#code
         if (code === undefined) throw new UnauthorizedError("the authorization ended without a code")
         this.#code = undefined
-        result = await authorize({ authorizationCode: Redacted.value(code) })
+        const iss = this.#iss
+        this.#iss = undefined
+        result = await authorize({ authorizationCode: Redacted.value(code), ...(iss === undefined ? {} : { iss }) })
       }
       if (result !== "AUTHORIZED") throw new UnauthorizedError(`the authorization ended with ${result}`)
     } finally {

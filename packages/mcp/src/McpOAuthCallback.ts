@@ -8,9 +8,16 @@
 import * as NodeHttp from "node:http"
 
 /** @internal */
+export interface Answer {
+  readonly code: string
+  readonly iss: string | undefined
+}
+
+/** @internal */
 export interface Callback {
   readonly url: string
-  readonly code: (state: string, timeoutMillis: number) => Promise<string>
+  /** The code, and the `iss` the authorization server named itself by (RFC 9207), when it did. */
+  readonly code: (state: string, timeoutMillis: number) => Promise<Answer>
   readonly close: () => void
 }
 
@@ -25,7 +32,7 @@ const page = (text: string) => `<!doctype html><meta charset="utf-8"><title>tool
  */
 export const listen = (port: number): Promise<Callback> =>
   new Promise((resolve, reject) => {
-    const waiting = new Map<string, { ok: (code: string) => void; fail: (error: Error) => void }>()
+    const waiting = new Map<string, { ok: (answer: Answer) => void; fail: (error: Error) => void }>()
     const server = NodeHttp.createServer((request, response) => {
       const url = new URL(request.url ?? "/", "http://127.0.0.1")
       const state = url.searchParams.get("state")
@@ -41,7 +48,7 @@ export const listen = (port: number): Promise<Callback> =>
       response.end(
         page(code === null ? "Authorization failed; you can close this tab." : "Authorized; you can close this tab.")
       )
-      if (code !== null) pending.ok(code)
+      if (code !== null) pending.ok({ code, iss: url.searchParams.get("iss") ?? undefined })
       else {
         const description = url.searchParams.get("error_description")
         // Words from the authorization server, shown as its words: cut short, one line.
@@ -58,7 +65,7 @@ export const listen = (port: number): Promise<Callback> =>
       resolve({
         url: `http://127.0.0.1:${bound}/callback`,
         code: (state, timeoutMillis) =>
-          new Promise<string>((ok, fail) => {
+          new Promise<Answer>((ok, fail) => {
             // Never what keeps the process alive: an abandoned flow must not delay its exit.
             const timer = setTimeout(() => {
               waiting.delete(state)
@@ -69,9 +76,9 @@ export const listen = (port: number): Promise<Callback> =>
               waiting.delete(state)
             }
             waiting.set(state, {
-              ok: (code) => {
+              ok: (answer) => {
                 done()
-                ok(code)
+                ok(answer)
               },
               fail: (error) => {
                 done()

@@ -34,6 +34,8 @@ export interface Saved {
   readonly url?: string | undefined
   readonly tokens?: Redacted.Redacted<OAuthTokens> | undefined
   readonly client?: Redacted.Redacted<OAuthClientInformationMixed> | undefined
+  /** The authorization server `client` was registered with: a client is not taken to another (SEP-2352). */
+  readonly clientIssuer?: string | undefined
   readonly discovery?: OAuthDiscoveryState | undefined
 }
 
@@ -106,6 +108,7 @@ interface OnDisk {
   readonly url?: string
   readonly tokens?: OAuthTokens
   readonly client?: OAuthClientInformationMixed
+  readonly clientIssuer?: string
   readonly discovery?: OAuthDiscoveryState
 }
 
@@ -199,6 +202,7 @@ export const fileStore = (directory: string = defaultDirectory()): Store => {
             url: found.url,
             tokens: found.tokens === undefined ? undefined : Redacted.make(found.tokens),
             client: found.client === undefined ? undefined : Redacted.make(found.client),
+            clientIssuer: typeof found.clientIssuer === "string" ? found.clientIssuer : undefined,
             discovery: found.discovery
           })
         },
@@ -212,6 +216,7 @@ export const fileStore = (directory: string = defaultDirectory()): Store => {
             ...(saved.url === undefined ? {} : { url: saved.url }),
             ...(saved.tokens === undefined ? {} : { tokens: Redacted.value(saved.tokens) }),
             ...(saved.client === undefined ? {} : { client: Redacted.value(saved.client) }),
+            ...(saved.clientIssuer === undefined ? {} : { clientIssuer: saved.clientIssuer }),
             ...(saved.discovery === undefined ? {} : { discovery: saved.discovery })
           }
           write(folder(directory, true)!, pathOf(key), `${JSON.stringify(onDisk, null, 2)}\n`)

@@ -38,14 +38,39 @@ const program = Effect.gen(function*() {
   const imported = runtime.registry.entries.map((entry) => entry.tool.name).filter((name) =>
     name.startsWith("mcp__suite__")
   )
+  const schemaOf = (tool: string) => runtime.registry.get(`mcp__suite__${tool}`)?.tool.inputSchema
   for (const name of imported) {
     const tool = name.slice("mcp__suite__".length)
-    const result = yield* runtime.runCall({ id: `call-${tool}`, name, input: argumentsFor[tool] ?? {} })
-    process.stdout.write(`${JSON.stringify({ tool, isError: result.isError, code: result.error?.code ?? null })}\n`)
+    const given = (context.toolCalls ?? []).filter((call) => call.name === tool)
+    // The suite's own arguments when it gives them; the tool's schema read back (the JSON Schema
+    // preservation scenario); else the least its schema requires.
+    const inputs = given.length > 0
+      ? given.map((call) => call.arguments)
+      : [argumentsFor[tool] ?? (tool === "json_schema_echo" ? echoed(schemaOf) : leastFor(schemaOf(tool)))]
+    for (const input of inputs) {
+      const result = yield* runtime.runCall({ id: `call-${tool}`, name, input })
+      process.stdout.write(`${JSON.stringify({ tool, isError: result.isError, code: result.error?.code ?? null })}\n`)
+    }
   }
 })
 
+/** A value of each required property's type: what a model would fill in from the schema alone. */
+const leastFor = (schema: unknown): Record<string, unknown> => {
+  const { properties = {}, required = [] } = (schema ?? {}) as {
+    readonly properties?: Record<string, { readonly type?: unknown }>
+    readonly required?: ReadonlyArray<string>
+  }
+  const sample: Record<string, unknown> = { string: "x", integer: 1, number: 1, boolean: true, object: {}, array: [] }
+  return Object.fromEntries(required.map((key) => [key, sample[String(properties[key]?.type)] ?? "x"]))
+}
+
+/** The schema of the suite's other tool, as our registry holds it, for the echo tool to send back. */
+const echoed = (schemaOf: (tool: string) => unknown): Record<string, unknown> => {
+  return { schema: schemaOf("json_schema_2020_12_tool") ?? {} }
+}
+
 interface Context {
+  readonly toolCalls?: ReadonlyArray<{ readonly name: string; readonly arguments: Record<string, unknown> }>
   readonly client_id?: string
   readonly client_secret?: string
   readonly private_key_pem?: string
