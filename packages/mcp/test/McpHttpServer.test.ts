@@ -273,6 +273,44 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       yield* server.close
     }))
 
+  it.scopedLive("under 2026-07-28 too: the SDK v2 client pages a truncated output through resources/read", () =>
+    Effect.gen(function*() {
+      const server = yield* served()
+      const client = new ClientV2({ name: "sdk-v2-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => client.connect(new StreamableHTTPClientTransportV2(new URL(server.url)))),
+        () => Effect.promise(() => client.close())
+      )
+      assert.strictEqual(client.getNegotiatedProtocolVersion(), "2026-07-28")
+      const result = yield* Effect.promise(() => client.callTool({ name: "long_log", arguments: {} }))
+      const link = (result.content as ReadonlyArray<{ type: string; uri?: string }>).find((block) =>
+        block.type === "resource_link"
+      )
+      assert.isDefined(link?.uri, "no resource_link in a truncated result")
+      const total = ((result._meta as Record<string, unknown>)["tool-runtime/meta"] as ToolResult.Meta).truncation!
+        .originalLength
+      let whole = ""
+      let uri: string | undefined = link!.uri
+      while (uri !== undefined) {
+        const { contents } = yield* Effect.promise(() => client.readResource({ uri: uri! }))
+        const page = contents[0]!
+        whole += "text" in page ? page.text : ""
+        uri = page._meta?.["tool-runtime/next"] as string | undefined
+      }
+      assert.strictEqual(whole.length, total)
+      assert.isTrue(whole.endsWith("line 39999 ok"))
+      for (let i = 0; i + 8 <= secret.length; i++) assert.notInclude(whole, secret.slice(i, i + 8))
+      // No sessions in this revision: what the endpoint handed out is readable by its clients (README), a
+      // guessed id is not.
+      const guessed = link!.uri!.replace(/-(\d+)$/, (_, n) => `-${Number(n) + 1}`)
+      const refused = yield* Effect.promise(() =>
+        client.readResource({ uri: guessed }).then(() => "answered", (error: unknown) => String(error))
+      )
+      assert.include(refused, "Resource not found")
+      assert.strictEqual(server.sessions(), 0)
+      yield* server.close
+    }))
+
   it.scopedLive("links a truncated output as a resource, read page by page by its own session only", () =>
     Effect.gen(function*() {
       const server = yield* served()

@@ -4,7 +4,9 @@
  * registry, calls answered through the runtime (redaction, time limits,
  * validation, rules), every failure an `isError` result.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Client as ClientV2 } from "@modelcontextprotocol/client"
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
@@ -219,4 +221,54 @@ describe("McpServer", () => {
         assert.include(text(after), "customer C-2")
       }))
   })
+})
+
+describe("McpServer over stdio in 2026-07-28", () => {
+  it.scopedLive(
+    "the SDK v2 client's first message chooses the revision; calls, progress with totals and cancellation work in it",
+    () =>
+      Effect.gen(function*() {
+        const transport = new StdioClientTransportV2({
+          command: process.execPath,
+          args: [Servers.tsx, "--conditions=@tool-runtime/source", Servers.registryServer],
+          stderr: "pipe"
+        })
+        const client = new ClientV2({ name: "sdk-v2-test", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } })
+        yield* Effect.acquireRelease(
+          Effect.promise(() => client.connect(transport, { timeout: 60_000 })),
+          () => Effect.promise(() => client.close())
+        )
+        assert.strictEqual(client.getNegotiatedProtocolVersion(), "2026-07-28")
+        const found = yield* Effect.promise(() =>
+          client.callTool({ name: "lookup_customer", arguments: { customerId: "C-9" } })
+        )
+        assert.include(JSON.stringify(found.content), "customer C-9")
+        const progress: Array<{ progress: number; total?: number | undefined }> = []
+        const done = yield* Effect.promise(() =>
+          client.callTool({ name: "progress_job", arguments: {} }, {
+            onprogress: (update) => progress.push({ progress: update.progress, total: update.total })
+          })
+        )
+        assert.include(JSON.stringify(done.content), "four steps done")
+        // Step 2 counts back and is not sent; the rest carry the total.
+        assert.deepStrictEqual(progress, [{ progress: 1, total: 4 }, { progress: 3, total: 4 }, {
+          progress: 4,
+          total: 4
+        }])
+        const abort = new AbortController()
+        const slow = client.callTool({ name: "slow_report", arguments: {} }, { signal: abort.signal }).then(
+          () => "answered",
+          () => "stopped"
+        )
+        yield* Effect.sleep("200 millis")
+        abort.abort()
+        assert.strictEqual(yield* Effect.promise(() => slow), "stopped")
+        // The server is still serving after the cancelled call.
+        const after = yield* Effect.promise(() =>
+          client.callTool({ name: "lookup_customer", arguments: { customerId: "C-2" } })
+        )
+        assert.include(JSON.stringify(after.content), "customer C-2")
+      }),
+    { timeout: 90_000 }
+  )
 })
