@@ -162,6 +162,74 @@ describe("McpResource served", () => {
     }))
 })
 
+describe("McpResource served in 2026-07-28", () => {
+  it.scopedLive("a subscriptions/listen stream hears each change; the watch runs only while a stream is open", () =>
+    Effect.gen(function*() {
+      const changes = yield* Queue.unbounded<void>()
+      let watching = 0
+      let stopped = 0
+      const watched = McpResource.make("docs://status", {
+        name: "status",
+        read: { text: "green" },
+        changes: Stream.fromQueue(changes).pipe(
+          Stream.onStart(Effect.sync(() => watching++)),
+          Stream.ensuring(Effect.sync(() => stopped++))
+        )
+      })
+      const { url } = yield* serve([watched])
+      const until = (what: string, ok: () => boolean) =>
+        Effect.sleep("20 millis").pipe(
+          Effect.repeat({ until: ok }),
+          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`not within 5 s: ${what}`) })
+        )
+      yield* Effect.sleep("100 millis")
+      assert.strictEqual(watching, 0, "nothing listens yet: nothing is watched")
+      const abort = new AbortController()
+      const response = yield* Effect.promise(() =>
+        fetch(url, {
+          method: "POST",
+          signal: abort.signal,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "subscriptions/listen"
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "subscriptions/listen",
+            params: {
+              notifications: { resourceSubscriptions: ["docs://status"] },
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+              }
+            }
+          })
+        })
+      )
+      assert.include(response.headers.get("content-type") ?? "", "text/event-stream")
+      const reader = response.body!.getReader()
+      let heard = ""
+      const pump = Effect.promise(async () => {
+        const decoder = new TextDecoder()
+        for (;;) {
+          const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }))
+          if (chunk.done) return
+          heard += decoder.decode(chunk.value, { stream: true })
+        }
+      })
+      yield* Effect.forkScoped(pump)
+      yield* until("the watch starts", () => watching === 1)
+      yield* Queue.offer(changes, undefined)
+      yield* until("the change is heard", () => heard.includes("notifications/resources/updated"))
+      assert.include(heard, "docs://status")
+      abort.abort()
+      yield* until("the watch stops with the last stream", () => stopped === 1)
+    }))
+})
+
 describe("McpResource.match", () => {
   const segment = FastCheck.string({ minLength: 1, maxLength: 12 })
 
