@@ -381,7 +381,10 @@ export class Provider implements OAuthClientProvider {
       this.#preRegistered = Redacted.make(information)
       return
     }
-    await this.#save({ client: Redacted.make(information), clientIssuer: this.#saved.discovery?.authorizationServerUrl })
+    await this.#save({
+      client: Redacted.make(information),
+      clientIssuer: this.#saved.discovery?.authorizationServerUrl
+    })
   }
 
   async tokens(): Promise<OAuthTokens | undefined> {
