@@ -30,7 +30,9 @@
  * the "parse" of sections 1 and 2) and of a decision, with the decision's
  * ratio to each. (The analysis reads the tree through one cursor walk,
  * `SyntaxSnapshot`, and the allow rules are indexed by program,
- * `RuleIndex`.)
+ * `RuleIndex`. With no hook to run, no link to follow and no audit
+ * listener, a decision that allows runs as one synchronous step after the
+ * span is opened: the figures are that path's, the span included.)
  *
  * Run: pnpm bench:permissions (BENCH_ROUNDS=n rounds of the corpus,
  * BENCH_DECISIONS=n for the memory run, BENCH_SPAWNS=n processes a variant,

@@ -11,7 +11,6 @@ import type * as Policy from "@tool-runtime/core/Policy"
 import type * as Redactor from "@tool-runtime/core/Redactor"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Ref from "effect/Ref"
 import * as Approver from "./Approver.js"
 import type * as CommandLine from "./CommandLine.js"
 import type * as DecisionRecord from "./DecisionRecord.js"
@@ -48,7 +47,7 @@ export interface Call {
   ) => Effect.Effect<Policy.Verdict>
   readonly verdict: (notes: ReadonlyArray<string>, input: unknown, rewritten: boolean) => Policy.Verdict
   readonly asking: Effect.Semaphore
-  readonly session: Ref.Ref<ReadonlyArray<RuleMatch.Compiled>>
+  readonly session: Session
   readonly forTool: (rules: ReadonlyArray<RuleMatch.Compiled>, name: string) => ReadonlyArray<RuleMatch.Compiled>
   readonly allowRules: ReadonlyArray<RuleMatch.Compiled>
   readonly location: Rule.Location
@@ -58,6 +57,18 @@ export interface Call {
   readonly withLinks: (target: RuleMatch.Target) => Effect.Effect<RuleMatch.Target>
   readonly commandLine: CommandLine.Service
   readonly denyCheck: DenyCheck.Service
+}
+
+/**
+ * The rules "always allow" stored in the session: a new list replaces the
+ * old one (never changed in place, so a list is a version of the rules).
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Session {
+  readonly get: () => ReadonlyArray<RuleMatch.Compiled>
+  readonly set: (rules: ReadonlyArray<RuleMatch.Compiled>) => void
 }
 
 /**
@@ -115,7 +126,7 @@ export const make = (call: Call) => {
         if (offer) {
           // Another call's "always allow" may have covered this one while it waited.
           const rules = RuleMatch.allowMatch(
-            forTool(yield* Ref.get(session), tool.name),
+            forTool(session.get(), tool.name),
             target,
             location,
             writable
@@ -132,7 +143,7 @@ export const make = (call: Call) => {
           ? RuleMatch.suggest(
             tool,
             target,
-            [...forTool(allowRules, tool.name), ...forTool(yield* Ref.get(session), tool.name)],
+            [...forTool(allowRules, tool.name), ...forTool(session.get(), tool.name)],
             location
           )
           : []
@@ -178,10 +189,9 @@ export const make = (call: Call) => {
           case "AllowAlways": {
             // Exactly the displayed rules: nothing the person did not see.
             const stored = yield* RuleMatch.compileAll(rules, location, "allow").pipe(Effect.orDie)
-            yield* Ref.update(session, (current) => {
-              const known = new Set(current.map((rule) => rule.text))
-              return [...current, ...stored.filter((rule) => !known.has(rule.text))]
-            })
+            const current = session.get()
+            const known = new Set(current.map((rule) => rule.text))
+            session.set([...current, ...stored.filter((rule) => !known.has(rule.text))])
             return yield* allowed(
               { _tag: "Approver", answer: rules.length === 0 ? "allow_once" : "allow_always" },
               rules.length === 0

@@ -83,7 +83,14 @@ export const analyse = (subject: Policy.Subject, location: Rule.Location, comman
   }
 }
 
-const asWritten = (path: string): ReadonlyArray<string> => [path]
+/**
+ * Where a path leads when no link is followed: to itself. A target that
+ * keeps it leads every path where it is written.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const asWritten = (path: string): ReadonlyArray<string> => [path]
 
 const startIn = (cwd: string | undefined, location: Rule.Location): string | undefined => {
   if (cwd === undefined || cwd === "") return undefined
@@ -119,6 +126,7 @@ export const lineCwds = (analysis: CommandLine.Analysis, location: Rule.Location
  * @category constructors
  */
 export const lineWrites = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> => {
+  if (analysis.writes.length === 0) return []
   const cwds = lineCwds(analysis, location)
   return [
     ...new Set(

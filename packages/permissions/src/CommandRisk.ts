@@ -171,7 +171,7 @@ const destructiveByName = [
   "mkexfatfs"
 ]
 
-const base = (word: string | undefined): string => (word ?? "").split("/").pop() ?? ""
+const base = (word: string | undefined): string => word === undefined ? "" : word.slice(word.lastIndexOf("/") + 1)
 
 /** An unambiguous abbreviation of a long option, as getopt_long accepts: `--recur` for `--recursive`. */
 const longOption = (words: ReadonlyArray<string>, option: string, shortest: number): boolean =>
@@ -352,9 +352,12 @@ export const destructiveLine = (
   readings: ReadonlyArray<ReadonlyArray<string>>,
   writes: ReadonlyArray<string> = []
 ): string | undefined => {
-  if (/:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:/.test(source)) return "it is a fork bomb"
-  const bomb = /([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)\s*\{[^}]*\b\1\s*\|&?\s*\1\b/.exec(source)
-  if (bomb !== null) return "it is a fork bomb"
+  // Both patterns need a brace and a pipe: most lines have neither, and are spared the scans.
+  if (source.includes("{") && source.includes("|")) {
+    if (/:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:/.test(source)) return "it is a fork bomb"
+    const bomb = /([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)\s*\{[^}]*\b\1\s*\|&?\s*\1\b/.exec(source)
+    if (bomb !== null) return "it is a fork bomb"
+  }
   if (writes.some((path) => device.test(path))) return "it writes to a device"
   const names = new Set(readings.map((words) => base(words[0])))
   const fetches = [...fetchers].some((name) => names.has(name))

@@ -13,6 +13,8 @@ import * as ToolError from "@tool-runtime/core/ToolError"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
+import type * as Tracer from "effect/Tracer"
 import type * as EngineConfig from "./EngineConfig.js"
 import type * as Mode from "./Mode.js"
 import * as PermissionAudit from "./PermissionAudit.js"
@@ -21,37 +23,67 @@ import * as RuleMatch from "./RuleMatch.js"
 const maxInputChars = 2_000
 
 /**
- * The call's span, ended with its exit redacted.
+ * The call's span, the `TraceValues` setting and the clock, read once when
+ * the decision starts.
  *
  * @since 0.4.0
  * @category tracing
  */
-export const traced = (redact: (text: string) => string) => {
-  // Made by hand rather than with `Effect.withSpan`, which would end the
-  // span with the raw exit.
-  const traced = <A, E, R>(request: Policy.Request, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(
-      Effect.zip(
-        Effect.makeSpan("permissions.authorize", {
-          attributes: { "tool.name": request.tool.name },
-          kind: "internal",
-          captureStackTrace: false
-        }),
-        CallTrace.TraceValues
-      ),
-      ([span, values]) =>
-        effect.pipe(
-          Effect.withParentSpan(span),
-          Effect.onExit((exit) =>
-            Effect.flatMap(
-              Clock.currentTimeNanos,
-              (now) => Effect.sync(() => span.end(now, CallTrace.redactExit(exit, redact, { values })))
-            )
-          )
-        )
-    )
-  return traced
+export interface Trace {
+  readonly span: Tracer.Span
+  /** Whether the call's arguments, and the reason and subject that quote them, may go on the span. */
+  readonly values: boolean
+  readonly clock: Clock.Clock
 }
+
+/**
+ * Opens the call's span. It is made by hand rather than with
+ * `Effect.withSpan`, which would end the span with the raw exit: see
+ * {@link end} and {@link within}.
+ *
+ * @since 0.4.0
+ * @category tracing
+ */
+export const start = (request: Policy.Request): Effect.Effect<Trace> =>
+  Effect.flatMap(
+    Effect.makeSpan("permissions.authorize", {
+      attributes: { "tool.name": request.tool.name },
+      kind: "internal",
+      captureStackTrace: false
+    }),
+    (span) =>
+      Effect.flatMap(CallTrace.TraceValues, (values) => Effect.map(Effect.clock, (clock) => ({ span, values, clock })))
+  )
+
+/**
+ * Ends the call's span with its exit redacted.
+ *
+ * @since 0.4.0
+ * @category tracing
+ */
+export const end = (
+  trace: Trace,
+  redact: (text: string) => string,
+  exit: Exit.Exit<unknown, unknown>
+): void =>
+  trace.span.end(trace.clock.unsafeCurrentTimeNanos(), CallTrace.redactExit(exit, redact, { values: trace.values }))
+
+/**
+ * Runs the rest of a decision under the call's span, and ends the span with
+ * its exit redacted.
+ *
+ * @since 0.4.0
+ * @category tracing
+ */
+export const within = <A, E, R>(
+  trace: Trace,
+  redact: (text: string) => string,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  effect.pipe(
+    Effect.withParentSpan(trace.span),
+    Effect.onExit((exit) => Effect.sync(() => end(trace, redact, exit)))
+  )
 
 /**
  * The reports of one call: its trail, and how it records an allow or a deny.
@@ -63,7 +95,8 @@ export const make = (
   request: Policy.Request,
   mode: Mode.Mode,
   redact: (text: string) => string,
-  config: Pick<EngineConfig.Config, "onDecision">
+  config: Pick<EngineConfig.Config, "onDecision">,
+  trace: Trace
 ) => {
   const tool = request.tool
   const trail: Array<string> = []
@@ -73,65 +106,72 @@ export const make = (
     const text = redact(StableJson.stringify(input))
     return text.length > maxInputChars ? `${text.slice(0, maxInputChars)}… (${text.length} characters)` : text
   }
+  const listener = config.onDecision
+
+  /**
+   * Records a decision on the call's span now; what is left, the audit
+   * listener's call, is returned (`undefined` with no listener). The redacted
+   * texts are made only for what reads them: the span when `TraceValues` is
+   * on, and the listener's record.
+   */
+  const recordNow = (
+    outcome: "allow" | "deny",
+    decidedBy: PermissionAudit.DecidedBy,
+    reason: string,
+    details: Details
+  ): Effect.Effect<void> | undefined => {
+    const span = trace.span
+    // The call's span is the current span of everything the decision runs.
+    span.attribute("permission.outcome", outcome)
+    span.attribute("permission.decided_by", decidedBy._tag)
+    span.attribute("permission.rule", decidedByRule(decidedBy))
+    span.attribute("permission.asked", details.asked ?? false)
+    span.attribute("permission.rewritten", details.rewritten)
+    span.attribute("permission.sandbox_rule", sandboxRule ?? "")
+    if (!trace.values && listener === undefined) return undefined
+    const described = details.target === undefined ? undefined : RuleMatch.describeSubject(details.target)
+    const redactedReason = redact(reason)
+    const subject = described === undefined ? undefined : redact(described)
+    const input = inputText(details.input)
+    // The call's arguments, and the reason and subject that quote them (a command line, a path):
+    // user data no redactor recognizes, recorded only when the application asks (`TraceValues`).
+    if (trace.values) {
+      span.attribute("permission.reason", redactedReason)
+      span.attribute("permission.subject", subject ?? "")
+      span.attribute("permission.input", input)
+    }
+    if (listener === undefined) return undefined
+    const decision = {
+      callId: redact(request.callId),
+      toolName: tool.name,
+      outcome,
+      rewritten: details.rewritten,
+      decidedBy,
+      reason: redactedReason,
+      trail: trail.map(redact),
+      mode,
+      asked: details.asked ?? false,
+      stored: (details.stored ?? []).map(redact),
+      subject,
+      ...(details.target?._tag === "Command" && details.target.sandbox !== undefined
+        ? { sandbox: details.target.sandbox }
+        : {}),
+      ...(sandboxRule === undefined ? {} : { sandboxRule })
+    }
+    return Effect.flatMap(Clock.currentTimeMillis, (at) =>
+      // A broken listener must not turn a decision into a crash of the turn.
+      Effect.catchAllCause(
+        listener({ ...decision, input, at } satisfies PermissionAudit.Decision),
+        (cause) => Effect.logWarning(`the permission audit listener failed: ${redact(Cause.pretty(cause))}`)
+      ))
+  }
 
   const record = (
     outcome: "allow" | "deny",
     decidedBy: PermissionAudit.DecidedBy,
     reason: string,
-    details: {
-      readonly input: unknown
-      readonly target: RuleMatch.Target | undefined
-      readonly rewritten: boolean
-      readonly asked?: boolean
-      readonly stored?: ReadonlyArray<string>
-    }
-  ) =>
-    Effect.gen(function*() {
-      const subject = details.target === undefined ? undefined : RuleMatch.describeSubject(details.target)
-      const decision: PermissionAudit.Decision = {
-        callId: redact(request.callId),
-        toolName: tool.name,
-        outcome,
-        rewritten: details.rewritten,
-        decidedBy,
-        reason: redact(reason),
-        trail: trail.map(redact),
-        mode,
-        asked: details.asked ?? false,
-        stored: (details.stored ?? []).map(redact),
-        subject: subject === undefined ? undefined : redact(subject),
-        ...(details.target?._tag === "Command" && details.target.sandbox !== undefined
-          ? { sandbox: details.target.sandbox }
-          : {}),
-        ...(sandboxRule === undefined ? {} : { sandboxRule }),
-        input: inputText(details.input),
-        at: yield* Clock.currentTimeMillis
-      }
-      yield* Effect.annotateCurrentSpan({
-        "permission.outcome": decision.outcome,
-        "permission.decided_by": decision.decidedBy._tag,
-        "permission.rule": decidedByRule(decidedBy),
-        "permission.asked": decision.asked,
-        "permission.rewritten": decision.rewritten,
-        "permission.sandbox_rule": decision.sandboxRule ?? ""
-      })
-      // The call's arguments, and the reason and subject that quote them (a command line, a path):
-      // user data no redactor recognizes, recorded only when the application asks (`TraceValues`).
-      if (yield* CallTrace.TraceValues) {
-        yield* Effect.annotateCurrentSpan({
-          "permission.reason": decision.reason,
-          "permission.subject": decision.subject ?? "",
-          "permission.input": decision.input
-        })
-      }
-      if (config.onDecision !== undefined) {
-        // A broken listener must not turn a decision into a crash of the turn.
-        yield* Effect.catchAllCause(
-          config.onDecision(decision),
-          (cause) => Effect.logWarning(`the permission audit listener failed: ${redact(Cause.pretty(cause))}`)
-        )
-      }
-    })
+    details: Details
+  ): Effect.Effect<void> => Effect.suspend(() => recordNow(outcome, decidedBy, reason, details) ?? Effect.void)
 
   const denied = (
     decidedBy: PermissionAudit.DecidedBy,
@@ -154,7 +194,21 @@ export const make = (
   const setSandboxRule = (rule: PermissionAudit.SandboxRule) => {
     sandboxRule = rule
   }
-  return { trail, inputText, record, denied, setSandboxRule }
+  return { trail, inputText, record, recordNow, quiet: listener === undefined, denied, setSandboxRule }
+}
+
+/**
+ * What a decision's record says of the call.
+ *
+ * @since 0.4.0
+ * @category models
+ */
+export interface Details {
+  readonly input: unknown
+  readonly target: RuleMatch.Target | undefined
+  readonly rewritten: boolean
+  readonly asked?: boolean | undefined
+  readonly stored?: ReadonlyArray<string> | undefined
 }
 
 /**

@@ -69,9 +69,9 @@ import * as Redactor from "@tool-runtime/core/Redactor"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Approver from "./Approver.js"
 import * as AskPerson from "./AskPerson.js"
 import * as AskReason from "./AskReason.js"
@@ -175,99 +175,82 @@ const makeWith = (
     } = yield* RuleBook.make(config)
     const withLinks = TargetLinks.make(fileSystem, location)
     const hooks = config.hooks ?? []
-    const modeRef = yield* Ref.make<Mode.Mode>(config.mode ?? "default")
-    const session = yield* Ref.make<ReadonlyArray<RuleMatch.Compiled>>([])
+    let currentMode: Mode.Mode = config.mode ?? "default"
+    // The rules "always allow" stored: replaced, never changed, when the person adds one
+    // (RuleBook keeps a rule set per version, by identity).
+    let sessionRules: ReadonlyArray<RuleMatch.Compiled> = []
+    const sessions: AskPerson.Session = {
+      get: () => sessionRules,
+      set: (rules) => {
+        sessionRules = rules
+      }
+    }
     // One question at a time: a terminal cannot show two prompts at once, and
     // an answer may make the next question unnecessary.
     const asking = yield* Effect.makeSemaphore(1)
 
     const redact = (text: string) => redactor.redact(text).text
+    const verdict = DecisionRecord.verdict
 
-    const traced = DecisionRecord.traced(redact)
-
-    const authorize = (request: Policy.Request) =>
-      Effect.gen(function*() {
-        const mode = yield* Ref.get(modeRef)
-        const tool = request.tool
-        const recorder = DecisionRecord.make(request, mode, redact, config)
-        const { denied, record, setSandboxRule, trail } = recorder
-        // 1. Before-call hooks: what follows judges the call as they left it.
-        const before = yield* PermissionHooks.runBefore(hooks, request).pipe(
-          Effect.tapError((error) =>
-            record("deny", { _tag: "Hook", hook: error.hook }, error.message, {
-              input: request.input,
-              target: undefined,
-              rewritten: false
-            })
-          )
+    /**
+     * Steps 2 to 12, once the hooks ran and the target's links were followed:
+     * synchronous up to a person, a listener or a denial, which it returns as
+     * the effect that decides. An allow is returned as such ({@link Allowed}):
+     * where nothing else is to run, the engine records it without a step.
+     */
+    const evaluate = (
+      request: Policy.Request,
+      mode: Mode.Mode,
+      recorder: DecisionRecord.Recorder,
+      before: PermissionHooks.BeforeOutcome,
+      target: RuleMatch.Target
+    ) => {
+      const tool = request.tool
+      const { denied, setSandboxRule, trail } = recorder
+      const allowedNow = (
+        decidedBy: PermissionAudit.DecidedBy,
+        reason: string,
+        target: RuleMatch.Target,
+        extra?: { readonly asked?: boolean; readonly stored?: ReadonlyArray<string> }
+      ) => allowedEffect(recorder, before, decidedBy, reason, target, extra)
+      const allowed = (decidedBy: PermissionAudit.DecidedBy, reason: string, target: RuleMatch.Target) =>
+        new Allowed(decidedBy, reason, target)
+      // Where the command starts (the shell tool's `cwd`): its relative paths resolve from there.
+      const here = RuleMatch.locationOf(target, location)
+      // Where a redirection may write without a question: an Edit allow rule covers it,
+      // or acceptEdits covers edits inside the workspace; never a protected place.
+      const writable = (path: string) =>
+        RuleMatch.protectedIn(path, here) === undefined &&
+        ((mode === "acceptEdits" && Rule.isInside(path, here.workspaceRoot)) ||
+          (Rule.isInside(path, here.workspaceRoot) &&
+            editAllows.some((rule) => Either.isRight(rule.path!) && rule.path.right.test(path))))
+      const facts = RuleMatch.factsOf(tool, target)
+      const placement = target._tag === "Command" ? target.sandbox : undefined
+      const unconfined = placement === "unconfined"
+      // 2. Deny rules win over everything that follows, hooks included.
+      const denyMatch = denyCheck.match(tool.name, target)
+      if (denyMatch !== undefined) {
+        return denied(
+          { _tag: "Rule", list: "deny", rules: [denyMatch.rule] },
+          `the deny rule ${denyMatch.rule} forbids it${denyMatch.detail === undefined ? "" : ` (${denyMatch.detail})`}`,
+          { input: before.input, target }
         )
-        const verdict = DecisionRecord.verdict
-        const allowed = (
-          decidedBy: PermissionAudit.DecidedBy,
-          reason: string,
-          target: RuleMatch.Target,
-          extra?: { readonly asked?: boolean; readonly stored?: ReadonlyArray<string> }
-        ) =>
-          Effect.as(
-            record("allow", decidedBy, reason, {
-              input: before.input,
-              target,
-              rewritten: before.rewritten,
-              ...extra
-            }),
-            verdict(before.notes, before.input, before.rewritten)
-          )
+      }
 
-        if (Either.isLeft(before.decoded)) {
-          // The runtime validates a rewritten input before it runs, and this one
-          // does not decode: it will be rejected, so there is nothing to decide.
-          return yield* Effect.as(
-            record("allow", { _tag: "Hook", hook: "before-call hooks" }, "the rewritten input is invalid", {
-              input: before.input,
-              target: undefined,
-              rewritten: true
-            }),
-            verdict(before.notes, before.input, true)
-          )
-        }
+      // 3. Hooks that decided.
+      const hook = before.decision
+      if (hook._tag === "Deny") {
+        return denied(
+          { _tag: "Hook", hook: hook.hook },
+          `the ${hook.hook} hook denied it: ${hook.reason}`,
+          { input: before.input, target },
+          hook.stopTurn
+        )
+      }
 
-        const target = yield* withLinks(RuleMatch.analyse(before.subject, location, commandLine))
-        // Where the command starts (the shell tool's `cwd`): its relative paths resolve from there.
-        const here = RuleMatch.locationOf(target, location)
-        // Where a redirection may write without a question: an Edit allow rule covers it,
-        // or acceptEdits covers edits inside the workspace; never a protected place.
-        const writable = (path: string) =>
-          RuleMatch.protectedIn(path, here) === undefined &&
-          ((mode === "acceptEdits" && Rule.isInside(path, here.workspaceRoot)) ||
-            (Rule.isInside(path, here.workspaceRoot) &&
-              editAllows.some((rule) => Either.isRight(rule.path!) && rule.path.right.test(path))))
-        const facts = RuleMatch.factsOf(tool, target)
-        const placement = target._tag === "Command" ? target.sandbox : undefined
-        const unconfined = placement === "unconfined"
-        // 2. Deny rules win over everything that follows, hooks included.
-        const denyMatch = denyCheck.match(tool.name, target)
-        if (denyMatch !== undefined) {
-          return yield* denied(
-            { _tag: "Rule", list: "deny", rules: [denyMatch.rule] },
-            `the deny rule ${denyMatch.rule} forbids it${
-              denyMatch.detail === undefined ? "" : ` (${denyMatch.detail})`
-            }`,
-            { input: before.input, target }
-          )
-        }
-
-        // 3. Hooks that decided.
-        const hook = before.decision
-        if (hook._tag === "Deny") {
-          return yield* denied(
-            { _tag: "Hook", hook: hook.hook },
-            `the ${hook.hook} hook denied it: ${hook.reason}`,
-            { input: before.input, target },
-            hook.stopTurn
-          )
-        }
-
-        const askPerson = AskPerson.make({
+      // Made only when a person is to be asked.
+      const askPerson = (why: string, offer: boolean, required?: boolean, hint?: string) =>
+        AskPerson.make({
           request,
           mode,
           facts,
@@ -277,10 +260,10 @@ const makeWith = (
           before,
           writable,
           recorder,
-          allowed,
+          allowed: allowedNow,
           verdict,
           asking,
-          session,
+          session: sessions,
           forTool,
           allowRules,
           location: here,
@@ -290,172 +273,269 @@ const makeWith = (
           withLinks,
           commandLine,
           denyCheck
-        })
+        })(why, offer, required, hint)
 
-        // A command leaving the sandbox: nothing below may allow it without a question.
-        const sandboxNote = unconfined ? `; ${SandboxRules.unconfinedReason}` : ""
+      // A command leaving the sandbox: nothing below may allow it without a question.
+      const sandboxNote = unconfined ? `; ${SandboxRules.unconfinedReason}` : ""
 
-        // 4. Ask rules, and hooks that want a person to decide. They come before
-        // every allow (a hook's, a mode's, a rule's): in bypassPermissions too.
-        // A Read ask covers the files a command names, as a Read deny does.
-        let asked: DenyCheck.Match | undefined
-        for (const rule of forTool(askRules, tool.name)) {
-          asked = RuleMatch.restrictiveMatch(rule, target)
-          if (asked !== undefined) break
-        }
-        asked ??= denyCheck.askNamed(target)
-        if (asked !== undefined) {
-          trail.push(`ask rule ${asked.rule}`)
-          return yield* askPerson(
-            `the ask rule ${asked.rule} matches${asked.detail === undefined ? "" : ` (${asked.detail})`}${sandboxNote}`,
-            false,
-            true
-          )
-        }
-        if (hook._tag === "Ask") {
-          trail.push(`hook ${hook.hook}`)
-          return yield* askPerson(`the ${hook.hook} hook asks: ${hook.reason}${sandboxNote}`, false, true)
-        }
+      // 4. Ask rules, and hooks that want a person to decide. They come before
+      // every allow (a hook's, a mode's, a rule's): in bypassPermissions too.
+      // A Read ask covers the files a command names, as a Read deny does.
+      let asked: DenyCheck.Match | undefined
+      for (const rule of forTool(askRules, tool.name)) {
+        asked = RuleMatch.restrictiveMatch(rule, target)
+        if (asked !== undefined) break
+      }
+      asked ??= denyCheck.askNamed(target)
+      if (asked !== undefined) {
+        trail.push(`ask rule ${asked.rule}`)
+        return askPerson(
+          `the ask rule ${asked.rule} matches${asked.detail === undefined ? "" : ` (${asked.detail})`}${sandboxNote}`,
+          false,
+          true
+        )
+      }
+      if (hook._tag === "Ask") {
+        trail.push(`hook ${hook.hook}`)
+        return askPerson(`the ${hook.hook} hook asks: ${hook.reason}${sandboxNote}`, false, true)
+      }
 
-        // 5. A command that could destroy the machine, the home directory or the
-        // workspace reaches a person in every mode, whatever allows it.
-        const destruction = RuleMatch.destructionOf(target, here)
-        if (destruction !== undefined) {
-          trail.push(`destructive: ${destruction}`)
-          return yield* askPerson(`${destruction}, and such a command always needs a person's approval`, false, true)
-        }
+      // 5. A command that could destroy the machine, the home directory or the
+      // workspace reaches a person in every mode, whatever allows it.
+      const destruction = RuleMatch.destructionOf(target, here)
+      if (destruction !== undefined) {
+        trail.push(`destructive: ${destruction}`)
+        return askPerson(`${destruction}, and such a command always needs a person's approval`, false, true)
+      }
 
-        // 6. A hook's allow.
-        if (hook._tag === "Allow") {
-          if (!unconfined) return yield* allowed({ _tag: "Hook", hook: hook.hook }, hook.reason, target)
-          trail.push(`hook ${hook.hook} allows it`)
-          return yield* askPerson(SandboxRules.unconfinedReason, false)
-        }
+      // 6. A hook's allow.
+      if (hook._tag === "Allow") {
+        if (!unconfined) return allowed({ _tag: "Hook", hook: hook.hook }, hook.reason, target)
+        trail.push(`hook ${hook.hook} allows it`)
+        return askPerson(SandboxRules.unconfinedReason, false)
+      }
 
-        // 7. A fetch sends what it asks for off the machine: only a domain rule lets
-        // it run without a question, in every mode.
-        if (target._tag === "Url") {
-          const byDomain = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, here, writable) ??
-            RuleMatch.allowMatch(forTool(yield* Ref.get(session), tool.name), target, here, writable)
-          if (byDomain !== undefined) {
-            return yield* allowed({ _tag: "Rule", list: "allow", rules: byDomain }, "an allow rule matches", target)
-          }
-          const step = Mode.decide(mode, facts)
-          if (step._tag === "Deny") {
-            return yield* denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
-          }
-          trail.push("no domain rule allows the URL")
-          return yield* askPerson(
-            target.host === undefined ? "the URL has no host" : `no allow rule covers the domain ${target.host}`,
-            true
-          )
+      // 7. A fetch sends what it asks for off the machine: only a domain rule lets
+      // it run without a question, in every mode.
+      if (target._tag === "Url") {
+        const byDomain = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, here, writable) ??
+          RuleMatch.allowMatch(forTool(sessionRules, tool.name), target, here, writable)
+        if (byDomain !== undefined) {
+          return allowed({ _tag: "Rule", list: "allow", rules: byDomain }, "an allow rule matches", target)
         }
-
-        // 8. Writes to the directories that hold a repository's machinery and the
-        // editors' and agents' settings are asked about: no allow rule and no
-        // mode but bypassPermissions pre-approves them.
-        const guarded = RuleMatch.protectedPath(target, here)
-        if (guarded !== undefined && mode !== "bypassPermissions") {
-          trail.push(`protected path ${guarded}`)
-          return yield* askPerson(`it writes inside ${guarded}, which always needs a person's approval`, false, true)
-        }
-
-        // 9. The mode.
         const step = Mode.decide(mode, facts)
         if (step._tag === "Deny") {
-          return yield* denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
+          return denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
         }
-        if (unconfined) {
-          trail.push(`mode ${mode}: ${step.reason}`)
-          const byRule = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, here, writable)
-          if (byRule !== undefined) trail.push(`allow rule ${byRule.join(", ")} matches`)
-          return yield* askPerson(SandboxRules.unconfinedReason, false)
-        }
-        if (step._tag === "Allow") return yield* allowed({ _tag: "Mode", mode }, step.reason, target)
-
-        // 10. Allow rules, those stored this session, the read-only commands and, in
-        // acceptEdits, the file commands: one match over all of them (each command
-        // takes the first list that covers it), named after the lists it used.
-        // A line that could read files a Read rule guards without naming them (a
-        // glob, a recursive read, git printing the repository) is not: no rule
-        // names what it will read.
-        const reach = target._tag === "Command"
-          ? ReadReach.find(target.analysis, denyCheck.readGuards, here)
-          : undefined
-        const sessionRules = yield* Ref.get(session)
-        const allowedBy = reach !== undefined ? undefined : RuleMatch.allowOrGap(
-          allowSet(sessionRules, tool.name, mode === "acceptEdits"),
-          target,
-          here,
-          writable
+        trail.push("no domain rule allows the URL")
+        return askPerson(
+          target.host === undefined ? "the URL has no host" : `no allow rule covers the domain ${target.host}`,
+          true
         )
-        if (allowedBy !== undefined && Either.isRight(allowedBy)) {
-          const used = allowedBy.right
-          const sessionTexts = new Set(sessionRules.map((rule) => rule.text))
-          const from = (texts: ReadonlySet<string>) => used.every((rule) => texts.has(rule))
-          if (used.some((rule) => acceptEditsTexts.has(rule) && !allowTexts.has(rule) && !sessionTexts.has(rule))) {
-            return yield* allowed({ _tag: "Mode", mode }, "acceptEdits runs file commands inside the workspace", target)
-          }
-          if (from(allowTexts)) {
-            return yield* allowed({ _tag: "Rule", list: "allow", rules: used }, "an allow rule matches", target)
-          }
-          if (from(sessionTexts)) {
-            return yield* allowed(
-              { _tag: "Rule", list: "session", rules: used },
-              "allowed for the session by the person",
-              target
-            )
-          }
-          const builtin = from(ReadOnlyCommands.texts)
-          return yield* allowed(
-            { _tag: "Rule", list: builtin ? "builtin" : "allow", rules: used },
-            builtin ? ReadOnlyCommands.reason : "allow rules and read-only commands cover it",
+      }
+
+      // 8. Writes to the directories that hold a repository's machinery and the
+      // editors' and agents' settings are asked about: no allow rule and no
+      // mode but bypassPermissions pre-approves them.
+      const guarded = RuleMatch.protectedPath(target, here)
+      if (guarded !== undefined && mode !== "bypassPermissions") {
+        trail.push(`protected path ${guarded}`)
+        return askPerson(`it writes inside ${guarded}, which always needs a person's approval`, false, true)
+      }
+
+      // 9. The mode.
+      const step = Mode.decide(mode, facts)
+      if (step._tag === "Deny") {
+        return denied({ _tag: "Mode", mode }, step.reason, { input: before.input, target })
+      }
+      if (unconfined) {
+        trail.push(`mode ${mode}: ${step.reason}`)
+        const byRule = RuleMatch.allowMatch(forTool(allowRules, tool.name), target, here, writable)
+        if (byRule !== undefined) trail.push(`allow rule ${byRule.join(", ")} matches`)
+        return askPerson(SandboxRules.unconfinedReason, false)
+      }
+      if (step._tag === "Allow") return allowed({ _tag: "Mode", mode }, step.reason, target)
+
+      // 10. Allow rules, those stored this session, the read-only commands and, in
+      // acceptEdits, the file commands: one match over all of them (each command
+      // takes the first list that covers it), named after the lists it used.
+      // A line that could read files a Read rule guards without naming them (a
+      // glob, a recursive read, git printing the repository) is not: no rule
+      // names what it will read.
+      const reach = target._tag === "Command"
+        ? ReadReach.find(target.analysis, denyCheck.readGuards, here)
+        : undefined
+      const allowedBy = reach !== undefined ? undefined : RuleMatch.allowOrGap(
+        allowSet(sessionRules, tool.name, mode === "acceptEdits"),
+        target,
+        here,
+        writable
+      )
+      if (allowedBy !== undefined && Either.isRight(allowedBy)) {
+        const used = allowedBy.right
+        const sessionTexts = new Set(sessionRules.map((rule) => rule.text))
+        const from = (texts: ReadonlySet<string>) => used.every((rule) => texts.has(rule))
+        if (used.some((rule) => acceptEditsTexts.has(rule) && !allowTexts.has(rule) && !sessionTexts.has(rule))) {
+          return allowed({ _tag: "Mode", mode }, "acceptEdits runs file commands inside the workspace", target)
+        }
+        if (from(allowTexts)) {
+          return allowed({ _tag: "Rule", list: "allow", rules: used }, "an allow rule matches", target)
+        }
+        if (from(sessionTexts)) {
+          return allowed(
+            { _tag: "Rule", list: "session", rules: used },
+            "allowed for the session by the person",
             target
           )
         }
+        const builtin = from(ReadOnlyCommands.texts)
+        return allowed(
+          { _tag: "Rule", list: builtin ? "builtin" : "allow", rules: used },
+          builtin ? ReadOnlyCommands.reason : "allow rules and read-only commands cover it",
+          target
+        )
+      }
 
-        // 11. A sandboxed command, when the engine auto-allows them; not one that could
-        // read a guarded file from git's history, which no mask hides.
-        const history = target._tag === "Command" && denyCheck.readGuards.length > 0 &&
-          ReadReach.throughHistory(target.analysis, reach)
-        if (history) trail.push("it could read guarded files from the repository's history")
-        if (!history && SandboxRules.autoAllows(mode, config.autoAllowSandboxedCommands === true, placement)) {
-          setSandboxRule("sandbox-auto-allow")
-          return yield* allowed({ _tag: "Sandbox" }, SandboxRules.autoAllowReason, target)
-        }
+      // 11. A sandboxed command, when the engine auto-allows them; not one that could
+      // read a guarded file from git's history, which no mask hides.
+      const history = target._tag === "Command" && denyCheck.readGuards.length > 0 &&
+        ReadReach.throughHistory(target.analysis, reach)
+      if (history) trail.push("it could read guarded files from the repository's history")
+      if (!history && SandboxRules.autoAllows(mode, config.autoAllowSandboxedCommands === true, placement)) {
+        setSandboxRule("sandbox-auto-allow")
+        return allowed({ _tag: "Sandbox" }, SandboxRules.autoAllowReason, target)
+      }
 
-        // 12. Nothing decided: ask, naming the real cause.
-        trail.push(`mode ${mode}: ${step.reason}`)
-        if (history && reach === undefined) {
-          return yield* askPerson(
-            `it runs git (or a command named only when it runs), which could print files the Read rules guard from the repository's history, where the sandbox cannot hide them (${
-              denyCheck.readGuards.map((guard) => guard.rule).join(", ")
-            })`,
-            false,
-            false,
-            "Use git status, add, commit or log without patches, or read files by name with the file tools"
+      // 12. Nothing decided: ask, naming the real cause.
+      trail.push(`mode ${mode}: ${step.reason}`)
+      if (history && reach === undefined) {
+        return askPerson(
+          `it runs git (or a command named only when it runs), which could print files the Read rules guard from the repository's history, where the sandbox cannot hide them (${
+            denyCheck.readGuards.map((guard) => guard.rule).join(", ")
+          })`,
+          false,
+          false,
+          "Use git status, add, commit or log without patches, or read files by name with the file tools"
+        )
+      }
+      if (reach !== undefined) {
+        trail.push(`it could reach ${reach.guard.rule}`)
+        // No rule is offered: none could allow the line next time either.
+        const why = AskReason.ofReach(reach)
+        return askPerson(why.cause, false, false, why.hint)
+      }
+      const gap = AskReason.of(
+        target,
+        step.reason,
+        allowedBy !== undefined && Either.isLeft(allowedBy) ? allowedBy.left : undefined
+      )
+      return askPerson(gap.cause, true, false, gap.hint)
+    }
+
+    /** An allow recorded, and the verdict: the input as the hooks left it. */
+    const allowedEffect = (
+      recorder: DecisionRecord.Recorder,
+      before: PermissionHooks.BeforeOutcome,
+      decidedBy: PermissionAudit.DecidedBy,
+      reason: string,
+      target: RuleMatch.Target,
+      extra?: { readonly asked?: boolean; readonly stored?: ReadonlyArray<string> }
+    ): Effect.Effect<Policy.Verdict> =>
+      Effect.as(
+        recorder.record("allow", decidedBy, reason, {
+          input: before.input,
+          target,
+          rewritten: before.rewritten,
+          ...extra
+        }),
+        verdict(before.notes, before.input, before.rewritten)
+      )
+
+    const settle = (
+      recorder: DecisionRecord.Recorder,
+      before: PermissionHooks.BeforeOutcome,
+      step: ReturnType<typeof evaluate>
+    ) => step instanceof Allowed ? allowedEffect(recorder, before, step.decidedBy, step.reason, step.target) : step
+
+    // The whole evaluation as effects: with hooks to run or links to follow.
+    const stepwise = (request: Policy.Request, mode: Mode.Mode, recorder: DecisionRecord.Recorder) =>
+      Effect.gen(function*() {
+        // 1. Before-call hooks: what follows judges the call as they left it.
+        const before = yield* PermissionHooks.runBefore(hooks, request).pipe(
+          Effect.tapError((error) =>
+            recorder.record("deny", { _tag: "Hook", hook: error.hook }, error.message, {
+              input: request.input,
+              target: undefined,
+              rewritten: false
+            })
+          )
+        )
+        if (Either.isLeft(before.decoded)) {
+          // The runtime validates a rewritten input before it runs, and this one
+          // does not decode: it will be rejected, so there is nothing to decide.
+          return yield* Effect.as(
+            recorder.record(
+              "allow",
+              { _tag: "Hook", hook: "before-call hooks" },
+              "the rewritten input is invalid",
+              { input: before.input, target: undefined, rewritten: true }
+            ),
+            verdict(before.notes, before.input, true)
           )
         }
-        if (reach !== undefined) {
-          trail.push(`it could reach ${reach.guard.rule}`)
-          // No rule is offered: none could allow the line next time either.
-          const why = AskReason.ofReach(reach)
-          return yield* askPerson(why.cause, false, false, why.hint)
+        const target = yield* withLinks(RuleMatch.analyse(before.subject, location, commandLine))
+        return yield* settle(recorder, before, evaluate(request, mode, recorder, before, target))
+      })
+
+    const authorize = (request: Policy.Request) =>
+      Effect.flatMap(DecisionRecord.start(request), (trace) => {
+        const mode = currentMode
+        const recorder = DecisionRecord.make(request, mode, redact, config, trace)
+        // No hook applies: the call is judged as it came, and where no link is to be followed
+        // the evaluation runs at once, without a step; an allow nobody listens for is recorded
+        // on the span and returned.
+        const before = PermissionHooks.unhooked(hooks, request)
+        if (before === undefined) return DecisionRecord.within(trace, redact, stepwise(request, mode, recorder))
+        try {
+          const analysed = RuleMatch.analyse(before.subject, location, commandLine)
+          if (!TargetLinks.unchanged(fileSystem, analysed)) {
+            return DecisionRecord.within(
+              trace,
+              redact,
+              Effect.flatMap(
+                withLinks(analysed),
+                (target) => settle(recorder, before, evaluate(request, mode, recorder, before, target))
+              )
+            )
+          }
+          const step = evaluate(request, mode, recorder, before, analysed)
+          if (step instanceof Allowed && recorder.quiet) {
+            recorder.recordNow("allow", step.decidedBy, step.reason, {
+              input: before.input,
+              target: step.target,
+              rewritten: before.rewritten
+            })
+            const exit = Exit.succeed(verdict(before.notes, before.input, before.rewritten))
+            DecisionRecord.end(trace, redact, exit)
+            return exit
+          }
+          return DecisionRecord.within(trace, redact, settle(recorder, before, step))
+        } catch (defect) {
+          // What the span would end with had the evaluation run as a step: the defect, redacted.
+          DecisionRecord.end(trace, redact, Exit.die(defect))
+          throw defect
         }
-        const gap = AskReason.of(
-          target,
-          step.reason,
-          allowedBy !== undefined && Either.isLeft(allowedBy) ? allowedBy.left : undefined
-        )
-        return yield* askPerson(gap.cause, true, false, gap.hint)
-      }).pipe((decide) => traced(request, decide))
+      })
 
     return {
       authorize,
       checkPath: denyCheck.checkPath,
-      mode: Ref.get(modeRef),
-      setMode: (mode) => Ref.set(modeRef, mode),
-      sessionRules: Effect.map(Ref.get(session), (rules) => rules.map((rule) => rule.text))
+      mode: Effect.sync(() => currentMode),
+      setMode: (mode) =>
+        Effect.sync(() => {
+          currentMode = mode
+        }),
+      sessionRules: Effect.sync(() => sessionRules.map((rule) => rule.text))
     } satisfies Service
   })
 
@@ -490,3 +570,12 @@ export const layerIgnoringSymlinks = (
 > => Layer.effectContext(Effect.map(makeIgnoringSymlinks(config), contextOf))
 
 const contextOf = (engine: Service) => Context.make(Engine, engine).pipe(Context.add(Policy.Policy, engine))
+
+/** An allow the evaluation reached: recorded by the engine, at once or as a step. */
+class Allowed {
+  constructor(
+    readonly decidedBy: PermissionAudit.DecidedBy,
+    readonly reason: string,
+    readonly target: RuleMatch.Target
+  ) {}
+}

@@ -184,6 +184,27 @@ export const guard = <A>(
     Hooks.withTimeout(hook, toolName, timeout ?? defaultTimeout, outcomeUnknown)
   )
 
+/** The call as it came, nothing decided: what the hooks start from. */
+const unchanged = (request: Policy.Request): BeforeOutcome => ({
+  decision: { _tag: "None" },
+  input: request.input,
+  rewritten: false,
+  decoded: Either.right(request.input),
+  subject: request.subject,
+  notes: []
+})
+
+/**
+ * What {@link runBefore} returns when no hook applies to the call (the call
+ * as it came, nothing decided), made at once; `undefined` when a hook
+ * applies, and `runBefore` must run them.
+ *
+ * @since 0.4.0
+ * @category running
+ */
+export const unhooked = (hooks: ReadonlyArray<Before>, request: Policy.Request): BeforeOutcome | undefined =>
+  hooks.some((hook) => matches(hook.tools)(request.tool.name)) ? undefined : unchanged(request)
+
 /**
  * Runs the hooks that apply to the call, in order. A rewrite is seen by the
  * hooks after it; a denial ends the run; a rewrite that no longer decodes
@@ -198,14 +219,7 @@ export const runBefore = (
 ): Effect.Effect<BeforeOutcome, ToolError.HookFailed> => {
   const tool = request.tool
   const applicable = hooks.filter((hook) => matches(hook.tools)(tool.name))
-  const initial: BeforeOutcome = {
-    decision: { _tag: "None" },
-    input: request.input,
-    rewritten: false,
-    decoded: Either.right(request.input),
-    subject: request.subject,
-    notes: []
-  }
+  const initial = unchanged(request)
   if (applicable.length === 0) return Effect.succeed(initial)
   return Effect.gen(function*() {
     let outcome = initial

@@ -145,8 +145,9 @@ export const destructionOf = (target: CallTarget.Target, location: Rule.Location
   }
   // From every directory a `cd` could leave the command in: `cd / && rm -rf usr`.
   for (const cwd of CallTarget.lineCwds(target.analysis, location)) {
+    const from = { ...location, cwd }
     for (const words of readings) {
-      const why = CommandRisk.destructive(words, { ...location, cwd })
+      const why = CommandRisk.destructive(words, from)
       if (why !== undefined) return `${why} (${CommandLine.print(words)}${cwd === root ? "" : `, run in ${cwd}`})`
     }
   }

@@ -76,7 +76,7 @@ export interface Reach {
 /** What `xargs` appends in a command's covers: words read from input, so any path. */
 const fromInput = "<words read from input>"
 
-const baseName = (word: string | undefined): string => (word ?? "").split("/").pop() ?? ""
+const baseName = (word: string | undefined): string => word === undefined ? "" : word.slice(word.lastIndexOf("/") + 1)
 
 const expandHome = (path: string, location: Rule.Location): string =>
   (path === "~" || path.startsWith("~/")) && location.homeDirectory !== undefined

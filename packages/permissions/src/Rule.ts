@@ -412,7 +412,21 @@ export const commandPattern = (specifier: string): Either.Either<CommandPattern,
  * @category commands
  */
 export const matchesCommand = (pattern: CommandPattern, words: ReadonlyArray<string>): boolean =>
-  words.length > 0 && pattern.regex.test(words.join(" "))
+  words.length > 0 && startsAsHead(pattern.head, words[0]!) && pattern.regex.test(words.join(" "))
+
+/**
+ * Whether the joined words could start as a pattern's literal first word
+ * does, told without joining them: the pattern is that text followed by a
+ * space or the end, so the joined words' text up to their first space (the
+ * first word's, which a word with a space ends early) is the head's up to
+ * its first space. A pattern without a head could match anything.
+ */
+const startsAsHead = (head: string | undefined, first: string): boolean => {
+  if (head === undefined) return true
+  const space = head.indexOf(" ")
+  const key = space < 0 ? head : head.slice(0, space)
+  return first.startsWith(key) && (first.length === key.length || first.charCodeAt(key.length) === 32)
+}
 
 /**
  * @since 0.1.0

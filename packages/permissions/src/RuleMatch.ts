@@ -27,7 +27,7 @@
  */
 import type * as Tool from "@tool-runtime/core/Tool"
 import * as Either from "effect/Either"
-import type * as CallTarget from "./CallTarget.js"
+import * as CallTarget from "./CallTarget.js"
 import * as CommandLine from "./CommandLine.js"
 import * as CommandRisk from "./CommandRisk.js"
 import type * as CompiledRule from "./CompiledRule.js"
@@ -184,6 +184,13 @@ const noRule = "Use tools the permission rules allow, or tell the user what you 
 const commandName = (words: ReadonlyArray<string>): string =>
   CommandLine.print(/^[a-z][a-z0-9-]*$/.test(words[1] ?? "") ? words.slice(0, 2) : words.slice(0, 1))
 
+const sameWords = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 /**
  * Allow rules: the call is allowed only when the engine is sure. A command
  * line is allowed when it is provably simple and every command in it (and
@@ -242,10 +249,13 @@ export const allowOrGap = (
     gap ??= { cause, hint }
     return false
   }
+  // A target that follows no link leads every path to itself: `pathsOutside` then spares resolving
+  // the relative words it knows stay inside.
+  const links = leadsTo === CallTarget.asWritten ? undefined : leadsTo
   const inside = (words: ReadonlyArray<string>) => {
     for (const cwd of cwds) {
       // A link inside the workspace that leads out of it names a path outside.
-      const outside = CommandRisk.pathsOutside(words, { ...location, cwd }, leadsTo)[0]
+      const outside = CommandRisk.pathsOutside(words, { ...location, cwd }, links)[0]
       if (outside !== undefined) {
         return fail(
           words[0] === "<"
@@ -263,7 +273,12 @@ export const allowOrGap = (
       if (name === "git" && cwds.length > 1) {
         return fail("it runs git after changing directory", "Run git from the workspace, in a command of its own")
       }
-      if (!inside(command.words) || !command.covers.every(inside) || !inside(["<", ...command.reads])) return false
+      if (
+        !inside(command.words) ||
+        // A cover that is the command's own words was just judged.
+        !command.covers.every((words) => sameWords(words, command.words) || inside(words)) ||
+        (command.reads.length > 0 && !inside(["<", ...command.reads]))
+      ) return false
       for (const path of command.writes) {
         if (path === "/dev/null") continue
         // Where the file is written and where a link leads: an Edit rule must allow both.

@@ -52,3 +52,14 @@ export const make = (fileSystem: Option.Option<FileSystem.FileSystem>, location:
   }
   return withLinks
 }
+
+/**
+ * Whether {@link make}'s function would return the target as it is: it has
+ * no path to follow, or there is no file system to follow it in. The engine
+ * then goes on without a step.
+ *
+ * @since 0.4.0
+ * @category constructors
+ */
+export const unchanged = (fileSystem: Option.Option<FileSystem.FileSystem>, target: RuleMatch.Target): boolean =>
+  target._tag === "None" || target._tag === "Url" || (target._tag === "Command" && Option.isNone(fileSystem))

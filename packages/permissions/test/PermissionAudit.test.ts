@@ -115,4 +115,56 @@ describe("PermissionAudit", () => {
       }
       assert.include(String(opted!.attributes.get("permission.input")), "[REDACTED:")
     }))
+
+  it.effect("with no listener and no hook, a decision made at once records on its span what a listened one does", () =>
+    Effect.gen(function*() {
+      // The engine decides an allow without a step when nothing listens, no hook runs and no
+      // link is followed: its span must carry the same attributes, and end, as the stepwise one.
+      const attributesOf = (listened: boolean, values: boolean) =>
+        Effect.gen(function*() {
+          const { spans, tracer } = yield* recordingTracer
+          const scripted = yield* Approver.makeScripted(() => Approver.allowOnce)
+          const engine = yield* Engine.makeIgnoringSymlinks({
+            workspaceRoot,
+            allow: ["Bash(npm test:*)"],
+            ask: ["Bash(git push:*)"],
+            deny: ["Bash(rm:*)"],
+            ...(listened ? { onDecision: () => Effect.void } : {})
+          }).pipe(
+            Effect.provideService(Approver.Approver, scripted.service),
+            Effect.provideService(Redactor.Redactor, Redactor.make())
+          )
+          for (
+            const command of ["npm test", "ls src", `npm test -- --token ${githubToken}`, "git push", "rm -rf build"]
+          ) {
+            yield* Effect.exit(engine.authorize(request(bash, { command }))).pipe(
+              Effect.withTracer(tracer),
+              Effect.provideService(CallTrace.TraceValues, values)
+            )
+          }
+          yield* Effect.exit(engine.authorize(request(readFile, { path: "src/a.ts" }))).pipe(Effect.withTracer(tracer))
+          return spans.filter((span) => span.name === "permissions.authorize").map((span) => ({
+            ended: span.status._tag,
+            attributes: Object.fromEntries(span.attributes)
+          }))
+        })
+      for (const values of [false, true]) {
+        const quiet = yield* attributesOf(false, values)
+        assert.deepStrictEqual(quiet, yield* attributesOf(true, values))
+        assert.deepStrictEqual(quiet.map((span) => span.ended), Array(6).fill("Ended"))
+        assert.deepStrictEqual(quiet.map((span) => span.attributes["permission.outcome"]), [
+          "allow",
+          "allow",
+          "allow",
+          "allow",
+          "deny",
+          "allow"
+        ])
+        assert.strictEqual(quiet[0]!.attributes["permission.rule"], "Bash(npm test:*)")
+        assert.strictEqual(quiet[0]!.attributes["permission.decided_by"], "Rule")
+        assert.strictEqual(quiet[3]!.attributes["permission.asked"], true)
+        assert.strictEqual(quiet[0]!.attributes["permission.input"], values ? `{"command":"npm test"}` : undefined)
+        assert.notInclude(JSON.stringify(quiet), githubToken)
+      }
+    }))
 })
