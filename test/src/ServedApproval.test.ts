@@ -133,3 +133,67 @@ describe("the permission stage asks the MCP client's user", () => {
       assert.deepStrictEqual(deployed, [])
     }))
 })
+
+/** One tools/call of the 2026-07-28 revision, with the envelope and headers it requires; JSON or an event stream. */
+const post2026 = async (url: string, params: Record<string, unknown>, capabilities: Record<string, unknown>) => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": String(params.name)
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": capabilities
+        }
+      }
+    })
+  })
+  const body = await response.text()
+  const json = body.startsWith("{")
+    ? body
+    : body.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).at(-1) ?? "{}"
+  return (JSON.parse(json) as { result?: Record<string, unknown> }).result ?? {}
+}
+
+describe("the permission stage asks the MCP client's user under 2026-07-28", () => {
+  it.scopedLive("the question goes out as input_required; the answer resumes the same call, which runs once", () =>
+    Effect.gen(function*() {
+      deployed = []
+      const { url } = yield* served
+      const call = { name: "deploy_app", arguments: { env: "staging", token: secret } }
+      for (const [answer, runs] of [[{ decision: "deny" }, 0], [{ decision: "allow_once" }, 1]] as const) {
+        const first = yield* Effect.promise(() => post2026(url, call, { elicitation: {} }))
+        assert.strictEqual(first.resultType, "input_required", JSON.stringify(first))
+        const requests = first.inputRequests as Record<string, { method: string; params: { message: string } }>
+        const [key, question] = Object.entries(requests)[0]!
+        assert.strictEqual(question.method, "elicitation/create")
+        assert.include(question.params.message, "deploy_app needs your approval")
+        assert.notInclude(question.params.message, secret.slice(8, 16))
+        const done = yield* Effect.promise(() =>
+          post2026(url, {
+            ...call,
+            requestState: first.requestState,
+            inputResponses: { [key]: { action: "accept", content: answer } }
+          }, { elicitation: {} })
+        )
+        assert.strictEqual(done.resultType, "complete")
+        assert.strictEqual(done.isError === true, runs === 0, JSON.stringify(done))
+        assert.lengthOf(deployed, runs)
+      }
+      // Without the capability nobody can be asked: denied at once, nothing parked.
+      const unasked = yield* Effect.promise(() => post2026(url, call, {}))
+      assert.strictEqual(unasked.isError, true)
+      assert.include(JSON.stringify(unasked.content), "no one is available to approve it")
+      assert.deepStrictEqual(deployed, ["staging"])
+    }))
+})
