@@ -205,6 +205,29 @@ export const requestedSchemaOf = <A, I>(schema: Schema.Schema<A, I>): RequestedS
 }
 
 /**
+ * The words of a form a person reads (titles, descriptions, defaults, the
+ * names shown for choices) redacted; the values an answer must match
+ * (`enum`, `const`) are never among them, and stay as they are.
+ */
+const redactedSchema = (schema: RequestedSchema, redact: (text: string) => string): RequestedSchema => {
+  const shown = new Set(["title", "description", "default"])
+  const walk = (node: unknown, depth: number): unknown => {
+    if (depth > 32 || typeof node !== "object" || node === null) return node
+    if (Array.isArray(node)) return node.map((item) => walk(item, depth + 1))
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => {
+        if (shown.has(key) && typeof value === "string") return [key, redact(value)]
+        if (key === "enumNames" && Array.isArray(value)) {
+          return [key, value.map((name) => typeof name === "string" ? redact(name) : name)]
+        }
+          return [key, walk(value, depth + 1)]
+      })
+    )
+  }
+  return walk(schema, 0) as RequestedSchema
+}
+
+/**
  * `context.elicit` for a call: see the module documentation. `hold` runs
  * an effect with the call's idle clock stopped; `redact` is the runtime's.
  * Called only when a handler asks, so a call that asks nothing pays nothing.
@@ -226,7 +249,7 @@ export const elicit = <A, I>(
         reason: "no user can be asked: the runtime is not serving a client that answers questions (MCP elicitation)"
       })
     }
-    const requestedSchema = question.requestedSchema ?? requestedSchemaOf(question.schema)
+    const requestedSchema = redactedSchema(question.requestedSchema ?? requestedSchemaOf(question.schema), redact)
     const decode = Schema.decodeUnknownEither(question.schema, { errors: "all", onExcessProperty: "ignore" })
     return hold(ask({
       message: redact(String(question.message)),
@@ -259,7 +282,8 @@ export const elicit = <A, I>(
 export const sample = (
   channel: Channel | undefined,
   request: SampleRequest,
-  hold: Hold
+  hold: Hold,
+  redact: (text: string) => string = (text) => text
 ): Effect.Effect<Sample, SampleError> =>
   Effect.suspend(() => {
     const lend = channel?.sample
@@ -268,5 +292,11 @@ export const sample = (
         new SampleError({ reason: "the runtime is not serving a client that lends its model (MCP sampling)" })
       )
     }
-    return hold(lend(request)).pipe(Effect.mapError((error) => new SampleError({ reason: reasonOf(error) })))
+    // What goes to the client's model leaves the runtime as a result does: redacted.
+    const redacted: SampleRequest = {
+      ...request,
+      messages: request.messages.map((message) => ({ role: message.role, text: redact(String(message.text)) })),
+      ...(request.systemPrompt === undefined ? {} : { systemPrompt: redact(String(request.systemPrompt)) })
+    }
+    return hold(lend(redacted)).pipe(Effect.mapError((error) => new SampleError({ reason: reasonOf(error) })))
   })

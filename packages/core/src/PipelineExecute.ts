@@ -268,7 +268,13 @@ export const execute = (
             (text) => env.redactor.redact(text).text,
             holding(watchdog, watch)
           ),
-        sample: (request) => ClientRequests.sample(env.client, request, holding(watchdog, watch))
+        sample: (request) =>
+          ClientRequests.sample(
+            env.client,
+            request,
+            holding(watchdog, watch),
+            (text) => env.redactor.redact(text).text
+          )
       }
       const outcomeUnknown = !tool.readOnly
       const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {

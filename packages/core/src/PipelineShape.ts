@@ -283,7 +283,8 @@ export const shape = (
   const error: ToolResult.ErrorInfo | undefined = failure === undefined ? undefined : {
     code: failure.code,
     retryable: failure.retryable,
-    hint: failure.hint,
+    // A tool's own fix (`RuleViolation`), a denial's reason, may quote the arguments: redacted as the text is.
+    hint: env.redactor.redact(wellFormed(failure.hint)).text,
     outcomeUnknown: failure.outcomeUnknown,
     ...("stopped" in failure ? { stopped: failure.stopped } : {}),
     ...(failure._tag === "RateLimited" ? { retryAfterMillis: failure.retryAfterMillis } : {})

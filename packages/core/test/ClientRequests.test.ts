@@ -42,12 +42,41 @@ const samples = Tool.make("samples", {
     Effect.map(context.sample({ messages: [{ role: "user", text: "hi" }], maxTokens: 5 }), (s) => s.text)
 })
 
+const planted = `ghp_${"Qw3Er4Ty5U".repeat(3)}abcdef`
+
+/** A question and a sample whose every word a person or a model reads carries a secret. */
+const leaky = Tool.make("leaky", {
+  description: "Asks with a secret in the form and in the prompt.",
+  parameters: {},
+  readOnly: true,
+  handler: (_, context) =>
+    Effect.gen(function*() {
+      yield* context.elicit({
+        message: `use ${planted}?`,
+        schema: Schema.Struct({
+          choice: Schema.Literal("yes", "no").annotations({
+            title: `key ${planted}`,
+            description: `the key is ${planted}`,
+            default: "yes"
+          }),
+          note: Schema.String.annotations({ description: planted, default: `note ${planted}` })
+        })
+      })
+      yield* Effect.either(context.sample({
+        messages: [{ role: "user", text: `summarize ${planted}` }],
+        systemPrompt: `you hold ${planted}`,
+        maxTokens: 5
+      }))
+      return "asked"
+    })
+})
+
 const runtime = Effect.gen(function*() {
   const store = ArtifactStore.layerMemory()
   return yield* ToolRuntime.ToolRuntime.pipe(
     Effect.provide(
       ToolRuntime.layer().pipe(
-        Layer.provide([Registry.layer([asks, samples]), store, Redactor.layerDefault, Policy.layerAllowAll]),
+        Layer.provide([Registry.layer([asks, samples, leaky]), store, Redactor.layerDefault, Policy.layerAllowAll]),
         Layer.provide(store)
       )
     )
@@ -123,6 +152,22 @@ describe("ClientRequests", () => {
       assert.include(ToolResult.text(broken), "model overloaded")
       const ok = yield* run("samples", { sample: () => Effect.succeed({ text: "hello", model: "m" }) }, [])
       assert.strictEqual(ToolResult.text(ok), "hello")
+    }))
+
+  it.effect("a question's form and a sample's prompt leave redacted: no 8-character window of a secret", () =>
+    Effect.gen(function*() {
+      const sent: Array<unknown> = []
+      const channel: ClientRequests.Channel = {
+        elicit: (request) => Effect.sync(() => sent.push(request)).pipe(Effect.as({ action: "decline" })),
+        sample: (request) => Effect.sync(() => sent.push(request)).pipe(Effect.as({ text: "ok", model: "m" }))
+      }
+      const result = yield* run("leaky", channel, [])
+      assert.strictEqual(ToolResult.text(result), "asked")
+      assert.lengthOf(sent, 2)
+      const wire = JSON.stringify(sent)
+      for (let i = 0; i + 8 <= planted.length; i++) assert.notInclude(wire, planted.slice(i, i + 8))
+      // What an answer must match is kept.
+      assert.include(wire, "\"enum\":[\"yes\",\"no\"]")
     }))
 })
 

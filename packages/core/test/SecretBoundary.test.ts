@@ -90,7 +90,10 @@ const guarded = Tool.make("guarded", {
 const ruled = Tool.make("ruled", {
   description: "Has a business rule.",
   parameters: { text },
-  validate: ({ text }) => Effect.fail(new ToolError.RuleViolation({ reason: `${text} is not allowed here` })),
+  validate: ({ text }) =>
+    Effect.fail(
+      new ToolError.RuleViolation({ reason: `${text} is not allowed here`, fix: `send something else than ${text}` })
+    ),
   handler: () => Effect.succeed("ran")
 })
 const progress = Tool.make("progress", {
