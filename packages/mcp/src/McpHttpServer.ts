@@ -182,7 +182,9 @@ const toWeb = (request: NodeHttp.IncomingMessage, body: Buffer | undefined, sign
     if (Array.isArray(value)) { for (const each of value) headers.append(name, each) }
     else if (value !== undefined) headers.set(name, value)
   }
-  return new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/"}`, {
+  // An absolute-form target (`POST http://host/mcp`) is a URL of its own: only its path and query are kept.
+  const target = new URL(request.url ?? "/", "http://server.invalid")
+  return new Request(`http://${request.headers.host ?? "localhost"}${target.pathname}${target.search}`, {
     method: request.method ?? "GET",
     headers,
     signal,
@@ -244,7 +246,11 @@ export const serve = (
       Runtime.runPromise(runtime)(McpServer.makeWithGate(gate, options, serving))
     // 2026-07-28: every request is served by an instance of its own; what
     // they share is here (calls parked between rounds, outputs handed out).
-    const modernServing: McpServer.Serving = { era: "modern", rounds: McpRounds.make(), linked: new Map() }
+    const modernServing: McpServer.Serving = {
+      era: "modern",
+      rounds: McpRounds.make(options?.questions),
+      linked: new Map()
+    }
     // Subscriptions of 2026-07-28 are `subscriptions/listen` streams; a resource's changes are watched
     // while at least one is open, as a 2025 session's subscription watches them.
     const changing = (options?.resources ?? []).flatMap((resource) =>

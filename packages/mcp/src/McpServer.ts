@@ -97,6 +97,13 @@ export interface Options {
    * @since 0.4.0
    */
   readonly resources?: ReadonlyArray<McpResource.Definition> | undefined
+  /**
+   * Under 2026-07-28, how long a call waiting for its client's answers is
+   * kept (default 10 minutes) and how many may wait at once (256).
+   *
+   * @since 0.4.0
+   */
+  readonly questions?: McpRounds.Options | undefined
 }
 
 const cancelled = (signal: AbortSignal): Effect.Effect<string> =>
@@ -164,6 +171,20 @@ const messageText = (message: unknown, cause: Cause.Cause<unknown>): string => {
     return text
   }
 }
+
+/** A call the client cancelled while it waited for its place in the gate: it never started. */
+const notStarted = (reason: string): CallToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: `The call was not run: ${reason} before it could start.` }],
+  _meta: {
+    "tool-runtime/error": {
+      code: "not_executed",
+      retryable: true,
+      hint: "Nothing was done; call the tool again if it is still wanted.",
+      outcomeUnknown: false
+    }
+  }
+})
 
 /** Calls each server is answering now: a client that ends its input still gets the answers it asked for. */
 const running = new WeakMap<Server, number>()
@@ -345,7 +366,10 @@ export const makeWithGate = (
       // server's sessions are different clients.
       if (request.params.name === ArtifactStore.readToolName && tool !== undefined) {
         const id = request.params.arguments?.id
-        if (typeof id === "string" && !linked.has(McpResources.uriOf(id))) {
+        // The marker names an output `out_…`, the result's meta `artifact:out_…`: either is this session's own.
+        const own = (location: string) =>
+          linked.has(McpResources.uriOf(location)) || linked.has(McpResources.uriOf(`artifact:${location}`))
+        if (typeof id === "string" && !own(id)) {
           return {
             isError: true,
             content: [{
@@ -358,14 +382,42 @@ export const makeWithGate = (
           } satisfies CallToolResult
         }
       }
+      const held = readOnly ? 1 : permits
+      // A call waiting for its client's answer gives its place in the gate back, and takes it again before it
+      // goes on: a write still runs alone, but a person who never answers does not hold every other call.
+      const whileWaiting = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.acquireUseRelease(gate.release(held), () => effect, () => gate.take(held))
       const call = (client: ClientRequests.Channel, interruptWhen: Effect.Effect<string>) => {
         running.set(server, (running.get(server) ?? 0) + 1)
-        return gate.withPermits(readOnly ? 1 : permits)(runtime.runCall(
+        const waiting: ClientRequests.Channel = {
+          elicit: client.elicit === undefined ? undefined : (question) => whileWaiting(client.elicit!(question)),
+          sample: client.sample === undefined ? undefined : (question) => whileWaiting(client.sample!(question))
+        }
+        const calling = runtime.runCall(
           { id: `mcp-${String(ctx.mcpReq.id)}`, name: request.params.name, input: request.params.arguments ?? {} },
           // On the request's own stream, as the logs are: a client over HTTP gets the question with the call.
-          { interruptWhen, onEvent, client }
-        )).pipe(
-          Effect.map((result) => {
+          { interruptWhen, onEvent, client: waiting }
+        )
+        // Cancelled while it waited for its place: it never starts, and says so.
+        type Outcome = { readonly _tag: "Ran"; readonly result: ToolResult.ToolResult } | {
+          readonly _tag: "Stopped"
+          readonly reason: string
+        }
+        return Effect.raceFirst(
+          gate.take(held).pipe(Effect.as<string | undefined>(undefined)),
+          interruptWhen
+        ).pipe(
+          Effect.flatMap((stopped): Effect.Effect<Outcome> =>
+            stopped === undefined
+              ? Effect.ensuring(
+                Effect.map(calling, (result): Outcome => ({ _tag: "Ran", result })),
+                gate.release(held)
+              )
+              : Effect.succeed<Outcome>({ _tag: "Stopped", reason: stopped })
+          ),
+          Effect.map((outcome): CallToolResult => {
+            if (outcome._tag === "Stopped") return notStarted(runtime.redact(outcome.reason))
+            const result = outcome.result
             const link = McpResources.linkOf(result)
             const encoded = encodeLinked(result, link, tool)
             if (link !== undefined) {
@@ -463,7 +515,7 @@ export const serveStdio = (
     const runtime = yield* Effect.runtime<ToolRuntime.ToolRuntime>()
     // The client's first message chooses the revision (server/discover or
     // initialize) and one instance serves the connection in it.
-    const modern: Serving = { era: "modern", rounds: McpRounds.make(), linked: new Map() }
+    const modern: Serving = { era: "modern", rounds: McpRounds.make(options?.questions), linked: new Map() }
     const servers: Array<Server> = []
     const changing = (options?.resources ?? []).flatMap((resource) =>
       resource._tag === "Resource" && resource.changes !== undefined ? [resource] : []

@@ -25,6 +25,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as NodeHttp from "node:http"
+import * as Net from "node:net"
 import * as McpClient from "../src/McpClient.js"
 import * as McpConfig from "../src/McpConfig.js"
 import * as McpHttpServer from "../src/McpHttpServer.js"
@@ -364,6 +365,10 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
         ) as Effect.Effect<CallToolResult>
       const own = yield* readOutput(client, id)
       assert.notStrictEqual(own.isError, true)
+      // The marker names it without its `artifact:` prefix, as the model will send it.
+      assert.isTrue(id.startsWith("artifact:"))
+      const asMarked = yield* readOutput(client, id.slice("artifact:".length))
+      assert.notStrictEqual(asMarked.isError, true, JSON.stringify(asMarked.content))
       assert.include(own.content.map((block) => block.type === "text" ? block.text : "").join(""), "line 0 ok")
       for (
         const [from, artifact] of [[other, id], [
@@ -486,6 +491,31 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
         404
       )
       assert.strictEqual(server.sessions(), 0)
+      yield* server.close
+    }))
+
+  it.scopedLive("answers a request whose target is in absolute form (POST http://host/mcp) as any other", () =>
+    Effect.gen(function*() {
+      const server = yield* served()
+      const host = `127.0.0.1:${server.port}`
+      const body = initialize
+      const answer = yield* Effect.promise(() =>
+        new Promise<string>((resolve, reject) => {
+          const socket = Net.connect(server.port, "127.0.0.1", () => {
+            socket.write(
+              `POST http://${host}/mcp HTTP/1.1\r\nHost: ${host}\r\ncontent-type: application/json\r\n` +
+                `accept: application/json, text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+                `connection: close\r\n\r\n${body}`
+            )
+          })
+          let text = ""
+          socket.on("data", (chunk) => (text += chunk.toString("utf8")))
+          socket.on("end", () => resolve(text))
+          socket.on("error", reject)
+        })
+      )
+      assert.match(answer, /^HTTP\/1\.1 200/)
+      assert.include(answer, "serverInfo")
       yield* server.close
     }))
 

@@ -176,9 +176,10 @@ describe("McpRounds", () => {
 })
 
 /** One JSON-RPC request of the 2026-07-28 revision, its answer read from JSON or an event stream. */
-const post = async (url: string, method: string, params: Record<string, unknown>) => {
+const post = async (url: string, method: string, params: Record<string, unknown>, signal?: AbortSignal) => {
   const response = await fetch(url, {
     method: "POST",
+    ...(signal === undefined ? {} : { signal }),
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
@@ -242,5 +243,75 @@ describe("McpRounds served over HTTP", () => {
       )
       assert.strictEqual(replay.error?.code, -32602)
       assert.deepStrictEqual(ledger, ["prepared prod", "deployed prod"])
+    }))
+
+  it.scopedLive("a parked write gives the gate back: reads and other writes run while its client thinks", () =>
+    Effect.gen(function*() {
+      const ledger: Array<string> = []
+      const deploy = Tool.make("deploy", {
+        description: "Deploys, after a confirmation.",
+        parameters: {},
+        readOnly: false,
+        handler: (_, context) =>
+          Effect.map(
+            context.elicit({ key: "confirm", message: "Deploy?", schema: Schema.Struct({ ok: Schema.Boolean }) }),
+            (answer) => {
+              ledger.push(`deploy ${answer.action}`)
+              return answer.action
+            }
+          )
+      })
+      const note = Tool.make("note", {
+        description: "Writes a note.",
+        parameters: {},
+        readOnly: false,
+        handler: () => Effect.sync(() => ledger.push("note"))
+      })
+      const { url } = yield* McpHttpServer.serve().pipe(Effect.provide(ToolRuntime.layerDefault([deploy, note])))
+      const first = yield* Effect.promise(() => post(url, "tools/call", { name: "deploy", arguments: {} }))
+      assert.strictEqual(first.result?.resultType, "input_required")
+      // Parked, holding nothing: another write runs now, not after maxWait.
+      const other = yield* Effect.promise(() => post(url, "tools/call", { name: "note", arguments: {} })).pipe(
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the parked write held the gate") })
+      )
+      assert.strictEqual(other.result?.resultType, "complete")
+      const done = yield* Effect.promise(() =>
+        post(url, "tools/call", {
+          name: "deploy",
+          arguments: {},
+          requestState: first.result!.requestState,
+          inputResponses: { confirm: { action: "accept", content: { ok: true } } }
+        })
+      )
+      assert.strictEqual(done.result?.resultType, "complete")
+      assert.deepStrictEqual(ledger, ["note", "deploy accept"])
+    }))
+
+  it.scopedLive("a write cancelled while it waits for its place never runs, and says so", () =>
+    Effect.gen(function*() {
+      const ledger: Array<string> = []
+      const slow = Tool.make("slow", {
+        description: "Reads slowly.",
+        parameters: {},
+        readOnly: true,
+        handler: () => Effect.as(Effect.sleep("600 millis"), "read")
+      })
+      const write = Tool.make("write", {
+        description: "Writes.",
+        parameters: {},
+        readOnly: false,
+        handler: () => Effect.sync(() => ledger.push("write"))
+      })
+      const { url } = yield* McpHttpServer.serve().pipe(Effect.provide(ToolRuntime.layerDefault([slow, write])))
+      const reading = Effect.runPromise(Effect.promise(() => post(url, "tools/call", { name: "slow", arguments: {} })))
+      yield* Effect.sleep("100 millis")
+      const abort = new AbortController()
+      const writing = post(url, "tools/call", { name: "write", arguments: {} }, abort.signal).catch(() => "aborted")
+      yield* Effect.sleep("100 millis")
+      abort.abort()
+      assert.strictEqual(yield* Effect.promise(() => writing), "aborted")
+      yield* Effect.promise(() => reading)
+      yield* Effect.sleep("300 millis")
+      assert.deepStrictEqual(ledger, [], "the cancelled write ran once the gate was free")
     }))
 })
