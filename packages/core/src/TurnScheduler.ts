@@ -20,7 +20,11 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
@@ -272,21 +276,59 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
       ? Effect.void
       : onEvent({ _tag: "BatchStarted", indices: batch.indices, concurrent: batch.concurrent })
     if (!batch.concurrent) return Effect.zipRight(started, runOne(turn, batch.indices[0]!))
-    // A fixed pool of workers pulling the next index: one fiber per worker,
-    // not per call.
-    let next = 0
-    const indices = batch.indices
-    const worker = Effect.whileLoop({
-      while: () => next < indices.length,
-      body: () => runOne(turn, indices[next++]!),
-      step: () => {}
-    })
-    const workers = Math.max(1, Math.min(concurrency, indices.length))
-    return Effect.zipRight(
-      started,
-      Effect.all(Array.from({ length: workers }, () => worker), { concurrency: "unbounded", discard: true })
-    )
+    return Effect.zipRight(started, pool(turn, batch.indices, Math.max(1, Math.min(concurrency, batch.indices.length))))
   }
+
+  /**
+   * Workers pulling the next index, at most `max` of them, started only
+   * when needed: the batch's own fiber is the first, and another is started
+   * only when the call a worker runs has not finished by the end of the
+   * current job (it waits: for its handler, a lock, a slot, a question). A
+   * turn of calls that finish at once starts no fiber at all; forking the
+   * whole pool up front was most of a short turn's cost.
+   */
+  const pool = (turn: Turn, indices: ReadonlyArray<number>, max: number): Effect.Effect<void> =>
+    Effect.flatMap(Effect.runtime<never>(), (runtime) => {
+      let next = 0
+      let active = 1
+      const extra = new Set<Fiber.RuntimeFiber<void>>()
+      const done = Deferred.unsafeMake<void>(FiberId.none)
+      const finished = () => {
+        if (--active === 0) Deferred.unsafeDone(done, Exit.void)
+      }
+      const spawn = () => {
+        active++
+        const fiber = Runtime.runFork(runtime)(worker)
+        extra.add(fiber)
+        fiber.addObserver((exit) => {
+          extra.delete(fiber)
+          // A worker's calls always answer; a defect is the batch's, not lost.
+          if (Exit.isFailure(exit) && !Exit.isInterrupted(exit)) Deferred.unsafeDone(done, exit)
+        })
+      }
+      const worker: Effect.Effect<void> = Effect.suspend(() => {
+        if (next >= indices.length) {
+          finished()
+          return Effect.void
+        }
+        const index = indices[next++]!
+        let settled = false
+        if (active < max && next < indices.length) {
+          // Runs once the current job is over: after a call that finished at once, or while one waits.
+          void Promise.resolve().then(() => {
+            if (!settled && active < max && next < indices.length) spawn()
+          })
+        }
+        return Effect.zipRight(
+          Effect.ensuring(runOne(turn, index), Effect.sync(() => (settled = true))),
+          worker
+        )
+      })
+      return worker.pipe(
+        Effect.zipRight(Deferred.await(done)),
+        Effect.onInterrupt(() => Fiber.interruptAll(extra))
+      )
+    })
 
   const runTurn = (
     calls: ReadonlyArray<ToolCall.Input>,
