@@ -220,7 +220,7 @@ const redactedSchema = (schema: RequestedSchema, redact: (text: string) => strin
         if (key === "enumNames" && Array.isArray(value)) {
           return [key, value.map((name) => typeof name === "string" ? redact(name) : name)]
         }
-          return [key, walk(value, depth + 1)]
+        return [key, walk(value, depth + 1)]
       })
     )
   }
