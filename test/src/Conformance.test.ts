@@ -252,52 +252,42 @@ const runSuite = async (args: ReadonlyArray<string>, timeout: number, which = su
   })
 }
 
-describe("MCP conformance suite", { timeout: 15 * MINUTE }, () => {
-  it("our server over HTTP: every scenario in scope passes, the rest fail for the reasons listed", async () => {
-    const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "conformance-server-"))
-    const { stop, url } = await serve()
-    try {
-      const result = await runSuite(["server", "--url", url, "-o", out], 8 * MINUTE)
-      assert.isUndefined(result.error, `${result.error?.message}\n${result.stdout.slice(-2_000)}`)
-      const byScenario = verdicts(out, "server-")
-      const failing = [...byScenario].filter(([, checks]) => failed(checks).length > 0).map(([name]) => name)
-      const passing = [...byScenario].filter(([, checks]) => failed(checks).length === 0).map(([name]) => name)
-      const why = failing.filter((name) => !(name in serverFails)).map((name) =>
-        `${name}: ${failed(byScenario.get(name)!).map((check) => `${check.id} ${check.errorMessage ?? ""}`).join("; ")}`
-      )
-      assert.deepStrictEqual(why, [], "scenarios that fail and should not")
-      assert.sameMembers(passing, serverPasses, "the passing scenarios")
-      assert.sameMembers(failing, Object.keys(serverFails), "the failing scenarios")
-    } finally {
-      stop()
-      Fs.rmSync(out, { recursive: true, force: true })
-    }
-  })
+/**
+ * One run of a suite's server scenarios against `tool-runtime serve --http`: the scenarios that pass are
+ * exactly `passes`, and every other fails for a reason listed in `fails`.
+ */
+const checkServer = async (
+  which: string,
+  args: ReadonlyArray<string>,
+  passes: ReadonlyArray<string>,
+  fails: Record<string, string>
+) => {
+  const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "conformance-server-"))
+  const { stop, url } = await serve()
+  try {
+    const result = await runSuite(["server", "--url", url, ...args, "-o", out], 8 * MINUTE, which)
+    assert.isUndefined(result.error, `${result.error?.message}\n${result.stdout.slice(-2_000)}`)
+    const byScenario = verdicts(out, "server-")
+    const failing = [...byScenario].filter(([, checks]) => failed(checks).length > 0).map(([name]) => name)
+    const passing = [...byScenario].filter(([, checks]) => failed(checks).length === 0).map(([name]) => name)
+    const why = failing.filter((name) => !(name in fails)).map((name) =>
+      `${name}: ${failed(byScenario.get(name)!).map((check) => `${check.id} ${check.errorMessage ?? ""}`).join("; ")}`
+    )
+    assert.deepStrictEqual(why, [], "scenarios that fail and should not")
+    assert.sameMembers(passing, [...passes], "the passing scenarios")
+    assert.sameMembers(failing, Object.keys(fails), "the failing scenarios")
+  } finally {
+    stop()
+    Fs.rmSync(out, { recursive: true, force: true })
+  }
+}
 
-  it("our server over HTTP in 2026-07-28 (suite 0.2): every scenario in scope passes, the rest fail for the reasons listed", async () => {
-    const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "conformance-server-2026-"))
-    const { stop, url } = await serve()
-    try {
-      const result = await runSuite(
-        ["server", "--url", url, "--requirements", "2026-07-28", "-o", out],
-        8 * MINUTE,
-        suite2026
-      )
-      assert.isUndefined(result.error, `${result.error?.message}\n${result.stdout.slice(-2_000)}`)
-      const byScenario = verdicts(out, "server-")
-      const failing = [...byScenario].filter(([, checks]) => failed(checks).length > 0).map(([name]) => name)
-      const passing = [...byScenario].filter(([, checks]) => failed(checks).length === 0).map(([name]) => name)
-      const why = failing.filter((name) => !(name in server2026Fails)).map((name) =>
-        `${name}: ${failed(byScenario.get(name)!).map((check) => `${check.id} ${check.errorMessage ?? ""}`).join("; ")}`
-      )
-      assert.deepStrictEqual(why, [], "scenarios that fail and should not")
-      assert.sameMembers(passing, server2026Passes, "the passing scenarios")
-      assert.sameMembers(failing, Object.keys(server2026Fails), "the failing scenarios")
-    } finally {
-      stop()
-      Fs.rmSync(out, { recursive: true, force: true })
-    }
-  })
+describe("MCP conformance suite", { timeout: 15 * MINUTE }, () => {
+  it("our server over HTTP: every scenario in scope passes, the rest fail for the reasons listed", () =>
+    checkServer(suite, [], serverPasses, serverFails))
+
+  it("our server over HTTP in 2026-07-28 (suite 0.2): every scenario in scope passes, the rest fail for the reasons listed", () =>
+    checkServer(suite2026, ["--requirements", "2026-07-28"], server2026Passes, server2026Fails))
 
   it("our client against suite 0.2 (2026-07-28 and 2025-11-25 scenarios): all pass but the extensions listed", async () => {
     const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "conformance-client-2026-"))

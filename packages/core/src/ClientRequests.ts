@@ -283,7 +283,7 @@ export const sample = (
   channel: Channel | undefined,
   request: SampleRequest,
   hold: Hold,
-  redact: (text: string) => string = (text) => text
+  redact: (text: string) => string
 ): Effect.Effect<Sample, SampleError> =>
   Effect.suspend(() => {
     const lend = channel?.sample

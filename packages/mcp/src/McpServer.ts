@@ -47,6 +47,7 @@ import { serveStdio as serveStdioEntry } from "@modelcontextprotocol/server/stdi
 import * as ArtifactStore from "@tool-runtime/core/ArtifactStore"
 import type * as ClientRequests from "@tool-runtime/core/ClientRequests"
 import type * as Tool from "@tool-runtime/core/Tool"
+import * as ToolError from "@tool-runtime/core/ToolError"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import * as Mcp from "@tool-runtime/providers/Mcp"
@@ -171,20 +172,6 @@ const messageText = (message: unknown, cause: Cause.Cause<unknown>): string => {
     return text
   }
 }
-
-/** A call the client cancelled while it waited for its place in the gate: it never started. */
-const notStarted = (reason: string): CallToolResult => ({
-  isError: true,
-  content: [{ type: "text", text: `The call was not run: ${reason} before it could start.` }],
-  _meta: {
-    "tool-runtime/error": {
-      code: "not_executed",
-      retryable: true,
-      hint: "Nothing was done; call the tool again if it is still wanted.",
-      outcomeUnknown: false
-    }
-  }
-})
 
 /** Calls each server is answering now: a client that ends its input still gets the answers it asked for. */
 const running = new WeakMap<Server, number>()
@@ -393,8 +380,9 @@ export const makeWithGate = (
           elicit: client.elicit === undefined ? undefined : (question) => whileWaiting(client.elicit!(question)),
           sample: client.sample === undefined ? undefined : (question) => whileWaiting(client.sample!(question))
         }
+        const callId = `mcp-${String(ctx.mcpReq.id)}`
         const calling = runtime.runCall(
-          { id: `mcp-${String(ctx.mcpReq.id)}`, name: request.params.name, input: request.params.arguments ?? {} },
+          { id: callId, name: request.params.name, input: request.params.arguments ?? {} },
           // On the request's own stream, as the logs are: a client over HTTP gets the question with the call.
           { interruptWhen, onEvent, client: waiting }
         )
@@ -416,7 +404,30 @@ export const makeWithGate = (
               : Effect.succeed<Outcome>({ _tag: "Stopped", reason: stopped })
           ),
           Effect.map((outcome): CallToolResult => {
-            if (outcome._tag === "Stopped") return notStarted(runtime.redact(outcome.reason))
+            if (outcome._tag === "Stopped") {
+              // The runtime's own answer for a call that never started, encoded as every result is.
+              const never = new ToolError.NotExecuted({
+                toolName: runtime.redact(request.params.name),
+                reason: `${outcome.reason} before it could start`
+              })
+              return encodeLinked(
+                ToolResult.make({
+                  callId,
+                  toolName: never.toolName,
+                  content: [{ _tag: "text", text: runtime.redact(`${never.message}\n${never.hint}`) }],
+                  isError: true,
+                  error: {
+                    code: never.code,
+                    retryable: never.retryable,
+                    hint: never.hint,
+                    outcomeUnknown: never.outcomeUnknown
+                  },
+                  meta: { durationMillis: 0, redactions: 0 }
+                }),
+                undefined,
+                tool
+              )
+            }
             const result = outcome.result
             const link = McpResources.linkOf(result)
             const encoded = encodeLinked(result, link, tool)

@@ -62,6 +62,13 @@ const documents = [
   })
 ]
 
+/** Polls `ok` every 20 ms: fails, naming `what`, after 5 s. */
+const until = (what: string, ok: () => boolean) =>
+  Effect.sleep("20 millis").pipe(
+    Effect.repeat({ until: ok }),
+    Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`not within 5 s: ${what}`) })
+  )
+
 describe("McpResource served", () => {
   it.scopedLive("lists, reads text (redacted) and bytes, and fills a template", () =>
     Effect.gen(function*() {
@@ -140,11 +147,6 @@ describe("McpResource served", () => {
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
         heard.push(notification.params.uri)
       })
-      const until = (what: string, ok: () => boolean) =>
-        Effect.sleep("20 millis").pipe(
-          Effect.repeat({ until: ok }),
-          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`not within 5 s: ${what}`) })
-        )
       yield* Effect.promise(() => client.subscribeResource({ uri: "docs://status" }))
       yield* until("the watch starts", () => watching === 1)
       yield* Queue.offer(changes, undefined)
@@ -177,11 +179,6 @@ describe("McpResource served in 2026-07-28", () => {
         )
       })
       const { url } = yield* serve([watched])
-      const until = (what: string, ok: () => boolean) =>
-        Effect.sleep("20 millis").pipe(
-          Effect.repeat({ until: ok }),
-          Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error(`not within 5 s: ${what}`) })
-        )
       yield* Effect.sleep("100 millis")
       assert.strictEqual(watching, 0, "nothing listens yet: nothing is watched")
       const abort = new AbortController()

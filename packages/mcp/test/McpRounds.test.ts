@@ -37,6 +37,13 @@ const asking = (steps: Array<string>, questions: ReadonlyArray<string>) =>
 
 const never = new AbortController().signal
 
+/** The questions a round sent back, and the state to send them again with. */
+const askedIn = (round: McpRounds.Round<unknown>) =>
+  round.result as unknown as {
+    readonly inputRequests: Record<string, { readonly method: string }>
+    readonly requestState: string
+  }
+
 describe("McpRounds", () => {
   it.live("a call that asks is parked; the retry's answers resume it where it stopped, and it ran once", () =>
     Effect.gen(function*() {
@@ -50,10 +57,7 @@ describe("McpRounds", () => {
         never
       )
       assert.strictEqual(first._tag, "Ask")
-      const asked = first.result as unknown as {
-        inputRequests: Record<string, { method: string }>
-        requestState: string
-      }
+      const asked = askedIn(first)
       assert.deepStrictEqual(Object.keys(asked.inputRequests), ["confirm"])
       assert.strictEqual(asked.inputRequests.confirm!.method, "elicitation/create")
       assert.strictEqual(rounds.parked(), 1)
@@ -75,11 +79,11 @@ describe("McpRounds", () => {
       const rounds = McpRounds.make()
       const steps: Array<string> = []
       const first = yield* rounds.start("two", {}, elicitation, asking(steps, ["name", "color"]) as never, never)
-      const asked = first.result as unknown as { inputRequests: Record<string, unknown>; requestState: string }
+      const asked = askedIn(first)
       assert.sameMembers(Object.keys(asked.inputRequests), ["name", "color"])
       const second = yield* rounds.resume(asked.requestState, "two", {}, { name: { action: "decline" } }, never)
       assert.strictEqual(second._tag, "Ask")
-      const again = second.result as unknown as { inputRequests: Record<string, unknown>; requestState: string }
+      const again = askedIn(second)
       assert.deepStrictEqual(Object.keys(again.inputRequests), ["color"])
       assert.notStrictEqual(again.requestState, asked.requestState)
       // The first state was used: it is refused, and nothing runs.
@@ -101,7 +105,7 @@ describe("McpRounds", () => {
         asking(steps, ["confirm"]) as never,
         never
       )
-      const state = (first.result as unknown as { requestState: string }).requestState
+      const state = askedIn(first).requestState
       for (
         const [forged, tool, args] of [
           [`${state}-TAMPERED`, "deploy", { env: "prod" }],
@@ -127,7 +131,7 @@ describe("McpRounds", () => {
       const call = (channel: never, stop: Effect.Effect<string>) =>
         asking(steps, ["confirm"])(channel, stop.pipe(Effect.tap((reason) => Effect.sync(() => (stopped = reason)))))
       const first = yield* rounds.start("deploy", {}, elicitation, call as never, never)
-      const state = (first.result as unknown as { requestState: string }).requestState
+      const state = askedIn(first).requestState
       yield* Effect.sleep("400 millis")
       assert.match(stopped ?? "", /did not answer within/)
       assert.strictEqual(rounds.parked(), 0)
@@ -140,7 +144,7 @@ describe("McpRounds", () => {
     Effect.gen(function*() {
       const rounds = McpRounds.make()
       const first = yield* rounds.start("deploy", {}, elicitation, asking([], ["a", "b"]) as never, never)
-      const asked = first.result as unknown as { requestState: string }
+      const asked = askedIn(first)
       const abort = new AbortController()
       abort.abort()
       const done = yield* rounds.resume(asked.requestState, "deploy", {}, { a: { action: "accept" } }, abort.signal)
@@ -159,7 +163,7 @@ describe("McpRounds", () => {
         confirm: 12345
       })
       assert.strictEqual(wrong._tag, "Ask")
-      const state = (wrong.result as unknown as { requestState: string }).requestState
+      const state = askedIn(wrong).requestState
       const still = yield* rounds.resume(state, "deploy", {}, { confirm: { action: "maybe" } }, never)
       assert.strictEqual(still._tag, "Ask")
     }))
