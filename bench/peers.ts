@@ -21,7 +21,8 @@
  * and to the best peer. Then 50 concurrent 20 ms reads in one turn, whose
  * floor is 20 ms.
  *
- * Run: pnpm bench:peers (BENCH_ROUNDS, default 7; BENCH_CALLS, calls per
+ * Run: pnpm bench (this, then the pipeline bench) or pnpm bench:peers alone
+ * (BENCH_ROUNDS, default 7; BENCH_CALLS, calls per
  * measurement, default 2,000)
  */
 import { Tool as AiTool, Toolkit } from "@effect/ai"

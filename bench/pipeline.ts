@@ -8,7 +8,7 @@
  * Also the per-call cost of `isolation: "worker"` (`WorkerTool`): the same
  * echo tool in process and in a warm worker, in the same run.
  *
- * Run: pnpm bench
+ * Run: pnpm bench:pipeline (or pnpm bench, after the peers)
  */
 import { Tool, ToolRuntime } from "@tool-runtime/core"
 import * as WorkerTool from "@tool-runtime/node/WorkerTool"
