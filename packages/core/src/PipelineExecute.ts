@@ -22,6 +22,7 @@ import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import * as ClientRequests from "./ClientRequests.js"
 import * as ForeignText from "./ForeignText.js"
+import * as IdempotencyKey from "./IdempotencyKey.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
 import * as StableJson from "./StableJson.js"
@@ -57,6 +58,8 @@ export interface ExecuteEnv {
   readonly interruptReason: () => string
   /** How a handler reaches the user and the client's model, when the caller gave a way. */
   readonly client: ClientRequests.Channel | undefined
+  /** The turn's session and turn ids, for each call's idempotency key. */
+  readonly keyScope: IdempotencyKey.Scope
 }
 
 /**
@@ -218,6 +221,27 @@ export const handlerRuntime = (runtime: Runtime.Runtime<never>): Runtime.Runtime
   })
 
 /**
+ * What a handler is given. A class, for its key: a hash made on first read,
+ * and a getter in an object literal made per call cost as much as the rest
+ * of a one-call turn.
+ */
+class CallContext implements Tool.Context {
+  private key: string | undefined = undefined
+  constructor(
+    readonly callId: string,
+    readonly toolName: string,
+    private readonly scope: IdempotencyKey.Scope,
+    readonly progress: Tool.Context["progress"],
+    readonly output: Tool.Context["output"],
+    readonly elicit: Tool.Context["elicit"],
+    readonly sample: Tool.Context["sample"]
+  ) {}
+  get idempotencyKey(): string {
+    return this.key ??= IdempotencyKey.make(this.scope, this.callId)
+  }
+}
+
+/**
  * Stage 5: runs the handler in its own fiber under the tool's total and
  * idle limits. Both limits stop the handler by interrupting its fiber, so
  * its finalizers run; the turn being interrupted does the same, and
@@ -246,10 +270,11 @@ export const execute = (
       const watch = watchdog.watch(timeoutMillis, tool.idleTimeoutMillis)
       const touch = Effect.sync(() => watchdog.touch(watch))
       const onProgress = env.onProgress
-      const context: Tool.Context = {
+      const context = new CallContext(
         callId,
-        toolName: tool.name,
-        progress: onProgress === undefined
+        tool.name,
+        env.keyScope,
+        onProgress === undefined
           ? () => touch
           : (update) =>
             Effect.zipRight(
@@ -259,23 +284,23 @@ export const execute = (
                 onProgress(callId, tool.name, readReport(update, (t) => env.redactor.redact(t).text))
               )
             ),
-        output: () => touch,
+        () => touch,
         // Built only when a handler asks: the hot path pays for two closures, not for the machinery.
-        elicit: (question) =>
+        (question) =>
           ClientRequests.elicit(
             env.client,
             question,
             (text) => env.redactor.redact(text).text,
             holding(watchdog, watch)
           ),
-        sample: (request) =>
+        (request) =>
           ClientRequests.sample(
             env.client,
             request,
             holding(watchdog, watch),
             (text) => env.redactor.redact(text).text
           )
-      }
+      )
       const outcomeUnknown = !tool.readOnly
       const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {
         if (Watchdog.isExit(outcome) && Exit.isSuccess(outcome)) return Effect.succeed(outcome.value)

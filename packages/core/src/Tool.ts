@@ -41,6 +41,17 @@ export interface Context {
   readonly callId: string
   readonly toolName: string
   /**
+   * The key this call's side effects can carry so the system they reach
+   * applies them once (an `Idempotency-Key` header, a unique column): the
+   * same for the same call sent again (same `sessionId` and `turnId` in the
+   * turn's options, same call id), another for any other call. See
+   * `IdempotencyKey`. Made on first read, by a getter: a copy of the
+   * context made with a spread (`{ ...context }`) does not carry it.
+   *
+   * @since 0.5.0
+   */
+  readonly idempotencyKey: string
+  /**
    * Reports progress: a short message (redacted before anyone sees it), or
    * how far the work is (`{ progress: 3, total: 10 }`, with a message or
    * not). A number that is not finite and at least zero is dropped, the
@@ -84,6 +95,13 @@ export interface Tool<Name extends string, Input, Output, Failure, R> {
   readonly description: string
   readonly parameters: Schema.Schema<Input, any>
   readonly readOnly: boolean
+  /**
+   * Whether running a call twice with the same `context.idempotencyKey`
+   * does what running it once does.
+   *
+   * @since 0.5.0
+   */
+  readonly idempotent: boolean
   readonly timeoutMillis: number
   readonly idleTimeoutMillis: number | undefined
   /**
@@ -219,6 +237,19 @@ export const defaults = {
 export interface Options<Input, Output, Failure, R, R2> {
   readonly description: string
   readonly readOnly?: boolean | undefined
+  /**
+   * The tool's effects happen once however many times a call runs with the
+   * same `context.idempotencyKey` (it passes the key on, or its effect is
+   * the same each time: a file written with the same content). A promise the
+   * tool makes, not something the runtime checks: a runtime that can retry
+   * (a runner that died, on `@tool-runtime/cluster`) retries such a call
+   * with the same key, where it reports any other write's outcome as
+   * unknown. MCP clients see it as `idempotentHint`. Default: `true` for
+   * read-only tools, `false` for the rest.
+   *
+   * @since 0.5.0
+   */
+  readonly idempotent?: boolean | undefined
   /** Total time limit. Default 60 s. */
   readonly timeout?: Duration.DurationInput | undefined
   /**
@@ -355,6 +386,7 @@ export const make = <
     description: options.description,
     parameters,
     readOnly,
+    idempotent: options.idempotent ?? readOnly,
     timeoutMillis,
     timeoutFor: requested === undefined ? () => timeoutMillis : (input: ParametersType<P>) => {
       const asked = requested(input)

@@ -31,6 +31,7 @@ import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import * as CallTrace from "./CallTrace.js"
 import * as ClientRequests from "./ClientRequests.js"
+import * as IdempotencyKey from "./IdempotencyKey.js"
 import * as OutputBudget from "./OutputBudget.js"
 import * as Pipeline from "./Pipeline.js"
 import type * as Redactor from "./Redactor.js"
@@ -90,6 +91,17 @@ export interface TurnOptions {
    * @since 0.4.0
    */
   readonly outputBudget?: OutputBudget.Option | undefined
+  /**
+   * The conversation the turn belongs to, and the turn itself: with the call
+   * ids they make each call's `context.idempotencyKey`, so a turn sent again
+   * with the same ids hands its handlers the same keys. Default: `""` each
+   * (the keys then come from the call ids alone).
+   *
+   * @since 0.5.0
+   */
+  readonly sessionId?: string | undefined
+  /** See `sessionId`. @since 0.5.0 */
+  readonly turnId?: string | undefined
 }
 
 /**
@@ -361,7 +373,10 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
           : (callId, toolName, report) => onEvent({ _tag: "Progress", callId, toolName, ...report }),
         // Read when a handler is interrupted, by which time `turn` exists.
         interruptReason: () => turn.interruptReason ?? "the turn was interrupted",
-        client: turnOptions?.client
+        client: turnOptions?.client,
+        keyScope: turnOptions?.sessionId === undefined && turnOptions?.turnId === undefined
+          ? IdempotencyKey.unscoped
+          : { sessionId: turnOptions.sessionId ?? "", turnId: turnOptions.turnId ?? "" }
       }
       const turn: Turn = {
         calls,

@@ -14,6 +14,8 @@ export * as ClientRequests from "./ClientRequests.js"
 export * as ForeignText from "./ForeignText.js"
 /** @since 0.1.0 */
 export * as Hooks from "./Hooks.js"
+/** @since 0.5.0 */
+export * as IdempotencyKey from "./IdempotencyKey.js"
 /** @since 0.4.0 */
 export * as OutputBudget from "./OutputBudget.js"
 /** @since 0.1.0 */

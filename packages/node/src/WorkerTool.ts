@@ -413,7 +413,12 @@ const dispatch = <Output>(
           posted = true
           try {
             slot.worker.postMessage(
-              { type: "call", callId: context.callId, input: encoded.right } satisfies WorkerHost.ToWorker
+              {
+                type: "call",
+                callId: context.callId,
+                idempotencyKey: context.idempotencyKey,
+                input: encoded.right
+              } satisfies WorkerHost.ToWorker
             )
           } catch (e) {
             end()

@@ -7,6 +7,7 @@
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import type * as ClientRequests from "@tool-runtime/core/ClientRequests"
+import * as IdempotencyKey from "@tool-runtime/core/IdempotencyKey"
 import * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
 import type * as TurnScheduler from "@tool-runtime/core/TurnScheduler"
@@ -69,6 +70,14 @@ const busyShare = (millis: number) =>
   })
 
 describe("WorkerTool", { timeout: 60_000 }, () => {
+  it.effect("the handler in the worker gets the call's idempotency key, the one the main thread made", () =>
+    Effect.gen(function*() {
+      const scope = { sessionId: "s", turnId: "t" }
+      const result = yield* call("echo", { text: "key?" }, scope)
+      const output = JSON.parse(ToolResult.text(result)) as { readonly key?: string }
+      assert.strictEqual(output.key, IdempotencyKey.make(scope, "1"))
+    }))
+
   it.live("a handler that never yields is stopped within its deadline plus 50 ms, the process stays responsive throughout, and the next call succeeds", () =>
     Effect.gen(function*() {
       // A warm worker: the deadline then measures the stop, not a thread's start.

@@ -210,7 +210,8 @@ export const decodeResult = (payload: unknown, callId: string): {
 /**
  * The hints MCP clients read, from what the registry knows: read-only
  * tools change nothing (so repeating them is harmless); other tools may
- * destroy unless their risk is low, and are not assumed idempotent; tools
+ * destroy unless their risk is low, and are idempotent only when they say
+ * so (`idempotent: true`); tools
  * whose output comes from outside the system (`untrusted`) reach an open
  * world. These are hints for clients, not guarantees, as the spec says.
  *
@@ -223,7 +224,7 @@ export const annotations = (tool: Tool.Any): McpWire.ToolAnnotations =>
     : {
       readOnlyHint: false,
       destructiveHint: tool.risk !== "low",
-      idempotentHint: false,
+      idempotentHint: tool.idempotent,
       openWorldHint: tool.untrusted
     }
 

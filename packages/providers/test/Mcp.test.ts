@@ -97,6 +97,19 @@ describe("Mcp", () => {
     assert.strictEqual(Mcp.annotations(World.writeNote).destructiveHint, false)
     // Not marked at all: the conservative defaults (a write of medium risk) may destroy.
     assert.strictEqual(Mcp.annotations(World.failing).destructiveHint, true)
+    // A write is idempotent only when it says so.
+    const putFile = Tool.make("put_file", {
+      description: "Writes a file whole.",
+      parameters: { path: Schema.String, text: Schema.String },
+      idempotent: true,
+      handler: () => Effect.void
+    })
+    assert.deepStrictEqual(Mcp.annotations(putFile), {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false
+    })
   })
 
   it.effect("lists tools with their schemas and annotations, as the spec and the SDK type them", () =>
