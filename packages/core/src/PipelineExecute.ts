@@ -22,6 +22,7 @@ import * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import * as ClientRequests from "./ClientRequests.js"
 import * as ForeignText from "./ForeignText.js"
+import * as HandlerLogs from "./HandlerLogs.js"
 import * as IdempotencyKey from "./IdempotencyKey.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
@@ -205,18 +206,29 @@ const holding = (watchdog: Watchdog.Watchdog, watch: Watchdog.Watch): ClientRequ
  * fibers fail without Effect's "Fiber terminated with an unhandled error"
  * log line. A handler's failure is always observed and becomes a result,
  * redacted, whereas that line would print the raw cause (a server's error
- * quoting a token) to the log.
+ * quoting a token) to the log. What a handler logs reaches the turn's
+ * loggers redacted with `redact` (see `HandlerLogs`).
  *
  * @internal
  */
-export const handlerRuntime = (runtime: Runtime.Runtime<never>): Runtime.Runtime<never> =>
+export const handlerRuntime = (
+  runtime: Runtime.Runtime<never>,
+  redact: (text: string) => string
+): Runtime.Runtime<never> =>
   Runtime.make({
     context: runtime.context,
     runtimeFlags: runtime.runtimeFlags,
-    fiberRefs: FiberRefs.updateAs(runtime.fiberRefs, {
-      fiberId: FiberId.runtime(0, 0),
-      fiberRef: FiberRef.unhandledErrorLogLevel,
-      value: Option.none()
+    fiberRefs: FiberRefs.updateManyAs(runtime.fiberRefs, {
+      entries: [
+        [FiberRef.unhandledErrorLogLevel, [[FiberId.runtime(0, 0), Option.none()]]],
+        [
+          FiberRef.currentLoggers,
+          [[
+            FiberId.runtime(0, 0),
+            HandlerLogs.redactingAll(FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentLoggers), redact)
+          ]]
+        ]
+      ]
     })
   })
 

@@ -275,6 +275,8 @@ const settleBudget = (turn: Turn): Effect.Effect<void> => {
 /** The scheduler of a runtime, running each call through `runner`. */
 export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Scheduler => {
   const { fail, redactText, runOne, shownName } = runner
+  // One function for the runtime's life: the loggers it wraps are kept by it.
+  const redactLog = (text: string) => redactor.redact(text).text
 
   const isReadOnly = (call: unknown) => {
     const name = Pipeline.toolNameOf(call)
@@ -367,7 +369,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
       const env: Pipeline.ExecuteEnv = {
         watchdog,
         redactor,
-        runtime: Pipeline.handlerRuntime(runtime),
+        runtime: Pipeline.handlerRuntime(runtime, redactLog),
         onProgress: onEvent === undefined
           ? undefined
           : (callId, toolName, report) => onEvent({ _tag: "Progress", callId, toolName, ...report }),

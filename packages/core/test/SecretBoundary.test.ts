@@ -6,7 +6,8 @@
  * arguments that succeed, a handler's failure (a string, an object), its
  * defect (an `Error`, an object), a progress message, an output long enough
  * to be stored as an artifact, a business rule's reason and a policy's
- * denial, each behind a random amount
+ * denial, what a handler logs (a message, an object, an `Error`, a cause, an
+ * annotation, a log span), each behind a random amount
  * of padding so that every cut the runtime makes (names, quoted values,
  * previews) falls somewhere else. Where they are looked for: every result
  * field but `callId`, the stored artifacts, the events, every span an
@@ -114,7 +115,23 @@ const document = Tool.make("document", {
       ToolResult.binary(new TextEncoder().encode(`contents: ${text}`), textualTypes[type % textualTypes.length]!)
     ]))
 })
-const tools = [echo, count, fail, crash, failObject, crashObject, dump, guarded, ruled, progress, document]
+/** Logs what it was sent in every shape a log line has, then succeeds. */
+const chatter = Tool.make("chatter", {
+  description: "Logs.",
+  parameters: { text },
+  readOnly: true,
+  handler: ({ text }) =>
+    Effect.gen(function*() {
+      yield* Effect.log(`calling upstream with ${text}`)
+      yield* Effect.logInfo("request", { headers: { authorization: text } }, 3)
+      yield* Effect.logWarning(new Error(`upstream said ${text}`))
+      yield* Effect.logError("gave up", Cause.fail({ body: text }))
+      yield* Effect.logDebug("annotated").pipe(Effect.annotateLogs({ auth: text, attempt: 2 }))
+      yield* Effect.logDebug("in a span").pipe(Effect.withLogSpan(`fetch ${text}`))
+      return "logged"
+    })
+})
+const tools = [echo, count, fail, crash, failObject, crashObject, dump, guarded, ruled, progress, document, chatter]
 
 /** A policy that denies `guarded`, quoting what it was asked (as an application's policy may). */
 const policy: Policy.Service = {
@@ -146,7 +163,8 @@ const Kind = Schema.Literal(
   "rule",
   "malformed-json",
   "progress",
-  "document"
+  "document",
+  "chatter"
 )
 type Kind = typeof Kind.Type
 
@@ -203,6 +221,8 @@ const callOf = (p: Plan, index: number) => {
         return { id, name: "progress", input: arg }
       case "document":
         return { id, name: "document", input: { ...arg, type: p.seed } }
+      case "chatter":
+        return { id, name: "chatter", input: arg }
     }
   })()
   return { call, secrets: p.inId ? [secret, idSecret] : [secret] }
@@ -224,7 +244,8 @@ const expectedCode: Record<Kind, string | undefined> = {
   // JSON cut short: read as a call the output limit cut off.
   "malformed-json": "truncated_arguments",
   progress: undefined,
-  document: undefined
+  document: undefined,
+  chatter: undefined
 }
 
 /** Runs a turn with an exporting tracer and a capturing logger; returns all that left the runtime. */
@@ -235,8 +256,16 @@ const runTurn = (
   Effect.gen(function*() {
     const exporter = ExportingTracer.make()
     const logs: Array<string> = []
-    const logger = Logger.make(({ cause, message }) => {
-      logs.push(JSON.stringify({ message, cause: Cause.isEmpty(cause) ? undefined : Cause.pretty(cause) }))
+    // Every way a logger may print a line: each part as JSON, as String() and its stack, the cause,
+    // the annotations and the spans.
+    const logger = Logger.make(({ annotations, cause, message, spans }) => {
+      const parts = Array.isArray(message) ? message : [message]
+      logs.push(JSON.stringify({
+        parts: parts.map((part) => [JSON.stringify(part), String(part), part instanceof Error ? part.stack : ""]),
+        cause: Cause.isEmpty(cause) ? undefined : Cause.pretty(cause, { renderErrorCause: true }),
+        annotations: [...annotations].map(([key, value]) => [key, JSON.stringify(value), String(value)]),
+        spans: [...spans].map((span) => span.label)
+      }))
     })
     const store = yield* ArtifactStore.makeMemory()
     const events: Array<ToolRuntime.Event> = []

@@ -566,7 +566,7 @@ export const serveStdio = (
 
 /**
  * The default logger, writing to stderr: for processes whose stdout is the
- * protocol.
+ * protocol. What a handler logs arrives redacted (core's `HandlerLogs`).
  *
  * @since 0.1.0
  * @category layers
