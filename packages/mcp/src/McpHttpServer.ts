@@ -20,8 +20,10 @@
  *   without a token is refused at start, unless the option that says how
  *   dangerous it is, `dangerNoTokenOffLoopback`, is set.
  * - **Floods**: a body past `maxBodyBytes` is a 413 before it is parsed; at
- *   most `maxSessions` sessions are kept, the one unused the longest is
- *   closed to make room for a new one.
+ *   most `maxSessions` sessions are kept: the one unused the longest among
+ *   those with no call running is closed to make room for a new one, and
+ *   when every session has a call running the new one is refused (503, to
+ *   try again later) rather than a call cut off without its result.
  *
  * Every session (and every 2026-07-28 request) has a `Server` of its own,
  * and all of them share one read/write gate: a write called in one session
@@ -349,8 +351,18 @@ export const serve = (
         return refuse(response, 400, "Bad Request: no session; start one with initialize")
       }
       if (sessions.size >= maxSessions) {
-        const [oldest] = [...sessions].sort(([, a], [, b]) => a.used - b.used)
-        if (oldest !== undefined) await closeSession(oldest[0])
+        // A session answering a call keeps it: closing it would end the call's stream without its result.
+        const [oldest] = [...sessions].filter(([, session]) => !McpServer.isBusy(session.server))
+          .sort(([, a], [, b]) => a.used - b.used)
+        if (oldest === undefined) {
+          return refuse(
+            response,
+            503,
+            `all ${maxSessions} sessions have calls running; try again when one ends`,
+            { "retry-after": "1" }
+          )
+        }
+        await closeSession(oldest[0])
       }
       const server = await newServer()
       const used = ++uses

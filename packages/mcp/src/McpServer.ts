@@ -177,6 +177,14 @@ const messageText = (message: unknown, cause: Cause.Cause<unknown>): string => {
 const running = new WeakMap<Server, number>()
 
 /**
+ * Whether the server is answering a call now: a session with one must not
+ * be closed to make room for another.
+ *
+ * @internal
+ */
+export const isBusy = (server: Server): boolean => (running.get(server) ?? 0) > 0
+
+/**
  * A result as the SDK's server sends it, with the runtime's error code,
  * hint and shaping details in `_meta` for clients that branch on them.
  *

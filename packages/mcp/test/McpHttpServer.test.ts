@@ -102,7 +102,32 @@ const longLog = Tool.make("long_log", {
     )
 })
 
-const runtimeLayer = ToolRuntime.layerDefault([lookupCustomer, readNotes, recordNote, noisy, longLog])
+/** A call that runs until the test lets it end: `arm` before calling, await `started`, then `release`. */
+const held = {
+  started: Promise.resolve(),
+  released: Promise.resolve(),
+  begin: () => {},
+  release: () => {},
+  arm: () => {
+    held.started = new Promise<void>((resolve) => (held.begin = resolve))
+    held.released = new Promise<void>((resolve) => (held.release = resolve))
+  }
+}
+const holdOn = Tool.make("hold_on", {
+  description: "Runs until released.",
+  parameters: {},
+  readOnly: true,
+  handler: () =>
+    Effect.as(
+      Effect.promise(() => {
+        held.begin()
+        return held.released
+      }),
+      "released"
+    )
+})
+
+const runtimeLayer = ToolRuntime.layerDefault([lookupCustomer, readNotes, recordNote, noisy, longLog, holdOn])
 const token = Redacted.make("test-token-0123456789abcdef")
 
 /**
@@ -194,6 +219,7 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
         "record_note",
         "noisy",
         "long_log",
+        "hold_on",
         "read_output"
       ])
       const result = (yield* Effect.promise(() =>
@@ -552,6 +578,41 @@ describe("McpHttpServer", { timeout: 60_000 }, () => {
       yield* Effect.promise(() => second.listTools())
       const evicted = yield* Effect.either(Effect.tryPromise(() => first.listTools()))
       assert.isTrue(evicted._tag === "Left")
+      yield* server.close
+    }))
+
+  it.scopedLive("never closes a session with a call running to make room: the new one is refused until a call ends", () =>
+    Effect.gen(function*() {
+      const server = yield* served({ maxSessions: 1 })
+      const first = yield* sdkClient(server.url)
+      held.arm()
+      const call = first.callTool({ name: "hold_on", arguments: {} })
+      yield* Effect.promise(() => held.started)
+      const refused = yield* Effect.either(sdkClient(server.url).pipe(Effect.timeout("5 seconds"), Effect.exit))
+      assert.isTrue(refused._tag === "Right" && Exit.isFailure(refused.right), "a second session while the call runs")
+      const raw = yield* Effect.promise(() =>
+        fetch(server.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+          })
+        })
+      )
+      assert.strictEqual(raw.status, 503)
+      assert.strictEqual(raw.headers.get("retry-after"), "1")
+      assert.strictEqual(server.sessions(), 1)
+      held.release()
+      const result = (yield* Effect.promise(() => call)) as CallToolResult
+      assert.deepStrictEqual(result.content, [{ type: "text", text: "released" }])
+      // Idle now: the next session takes its place.
+      const second = yield* sdkClient(server.url)
+      yield* Effect.promise(() => second.listTools())
+      assert.strictEqual(server.sessions(), 1)
+      assert.isTrue((yield* Effect.either(Effect.tryPromise(() => first.listTools())))._tag === "Left")
       yield* server.close
     }))
 
