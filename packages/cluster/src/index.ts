@@ -1,0 +1,12 @@
+/**
+ * @since 0.5.0
+ */
+
+/** @since 0.5.0 */
+export * as CallJournal from "./CallJournal.js"
+/** @since 0.5.0 */
+export * as Durable from "./Durable.js"
+/** @since 0.5.0 */
+export * as JournalRows from "./JournalRows.js"
+/** @since 0.5.0 */
+export * as Storage from "./Storage.js"
