@@ -20,8 +20,10 @@ import * as Exit from "effect/Exit"
 import * as Tracer from "effect/Tracer"
 import * as CallLimits from "./CallLimits.js"
 import * as CallTrace from "./CallTrace.js"
+import type * as Durability from "./Durability.js"
 import * as ForeignText from "./ForeignText.js"
 import type * as Hooks from "./Hooks.js"
+import * as IdempotencyKey from "./IdempotencyKey.js"
 import * as Pipeline from "./Pipeline.js"
 import type * as Policy from "./Policy.js"
 import type * as Redactor from "./Redactor.js"
@@ -29,6 +31,7 @@ import type * as Registry from "./Registry.js"
 import * as ResourceLocks from "./ResourceLocks.js"
 import type * as Tool from "./Tool.js"
 import * as ToolError from "./ToolError.js"
+import type * as ToolResult from "./ToolResult.js"
 import * as TurnScheduler from "./TurnScheduler.js"
 
 /**
@@ -86,6 +89,8 @@ export interface Env {
   readonly redactor: Redactor.Service
   /** Optional: a runtime without hooks runs none. */
   readonly hooks: Hooks.Service | undefined
+  /** Optional: a runtime without a journal records nothing (see `Durability`). */
+  readonly journal: Durability.Service | undefined
   readonly shapeEnv: Pipeline.ShapeEnv
   /** Largest arguments accepted, in characters. */
   readonly maxInputChars: number
@@ -95,7 +100,9 @@ export interface Env {
  * The runner of a runtime: made once, it holds the resource locks that every
  * turn's calls share.
  */
-export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEnv }: Env): TurnScheduler.Runner => {
+export const make = (
+  { hooks, journal, maxInputChars, policy, redactor, registry, shapeEnv }: Env
+): TurnScheduler.Runner => {
   const redactText = (text: string) => redactor.redact(text).text
   /**
    * The name a result, a message or a span may show: a registered name as
@@ -230,9 +237,71 @@ export const make = ({ hooks, maxInputChars, policy, redactor, registry, shapeEn
         if (current !== undefined) trace?.stage(current)
         current = stage
       }
-      const complete = (tool: Tool.Any | undefined, outcome: Pipeline.Outcome) =>
-        record(turn, index, tool, callId, shown, outcome, clock.unsafeCurrentTimeMillis() - startedAt, trace)
-      const run = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
+      // Set when the journal let the handler run: the call's result is then recorded.
+      let begun: { readonly call: Durability.Call; readonly attempt: number } | undefined
+      // Set when the journal held the call's result: it is the answer, and nothing ran.
+      let replayed: ToolResult.ToolResult | undefined
+      const complete = (tool: Tool.Any | undefined, outcome: Pipeline.Outcome): Effect.Effect<void> => {
+        if (replayed !== undefined) {
+          trace?.end(replayed)
+          return TurnScheduler.finish(turn, index, { ...replayed, callId })
+        }
+        const recorded = record(
+          turn,
+          index,
+          tool,
+          callId,
+          shown,
+          outcome,
+          clock.unsafeCurrentTimeMillis() - startedAt,
+          trace
+        )
+        const started = begun
+        return started === undefined || journal === undefined
+          ? recorded
+          : Effect.zipRight(
+            recorded,
+            Effect.suspend(() => journal.finish(started.call, started.attempt, turn.results[index]!))
+          )
+      }
+      // The journal's say, right before the handler would start.
+      const run = (
+        entry: Registry.Entry,
+        input: unknown,
+        note: string | undefined
+      ): Effect.Effect<Pipeline.Outcome> => {
+        if (journal === undefined) return runHandler(entry, input, note)
+        const durable: Durability.Call = {
+          sessionId: turn.env.keyScope.sessionId,
+          turnId: turn.env.keyScope.turnId,
+          callId,
+          tool: entry.tool,
+          input,
+          idempotencyKey: IdempotencyKey.make(turn.env.keyScope, callId)
+        }
+        return Effect.matchEffect(journal.begin(durable), {
+          onFailure: (unavailable) =>
+            Effect.succeed<Pipeline.Outcome>({
+              _tag: "Failure",
+              error: new ToolError.NotExecuted({
+                toolName: entry.tool.name,
+                // Shaping redacts the reason, as every message of a result.
+                reason: `its start could not be recorded in the call journal (${unavailable.reason})`
+              })
+            }),
+          onSuccess: (decision) => {
+            if (decision._tag === "Recorded") {
+              replayed = decision.result
+              // Never read: `complete` answers with the recorded result.
+              return Effect.succeed<Pipeline.Outcome>({ _tag: "Success", value: undefined, note: undefined })
+            }
+            begun = { call: durable, attempt: decision.attempt }
+            const handler = runHandler(entry, input, note)
+            return decision.delayMillis > 0 ? Effect.delay(handler, decision.delayMillis) : handler
+          }
+        })
+      }
+      const runHandler = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
         next("execute")
         const span = trace?.open("execute")
         const sandbox = entry.tool.sandbox?.(input)

@@ -19,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as ArtifactStore from "./ArtifactStore.js"
 import * as CallRunner from "./CallRunner.js"
+import * as Durability from "./Durability.js"
 import * as Hooks from "./Hooks.js"
 import type * as Pipeline from "./Pipeline.js"
 import * as Policy from "./Policy.js"
@@ -106,6 +107,8 @@ export const make = (options?: Options): Effect.Effect<
     const store = yield* ArtifactStore.ArtifactStore
     // Optional: a runtime without hooks runs none.
     const hooks = Option.getOrUndefined(yield* Effect.serviceOption(Hooks.Hooks))
+    // Optional: a runtime without a journal records nothing (see Durability).
+    const journal = Option.getOrUndefined(yield* Effect.serviceOption(Durability.Journal))
     const maxInputChars = options?.maxInputChars ?? 1_000_000
     const cleanupMillis = Duration.toMillis(options?.cleanupTimeout ?? Duration.seconds(5))
     const schedulerOf = (tools: Registry.Service) => {
@@ -117,7 +120,7 @@ export const make = (options?: Options): Effect.Effect<
         defaultLimit: 30_000,
         readToolName: tools.get(ArtifactStore.readToolName) === undefined ? undefined : ArtifactStore.readToolName
       }
-      const runner = CallRunner.make({ registry: tools, policy, redactor, hooks, shapeEnv, maxInputChars })
+      const runner = CallRunner.make({ registry: tools, policy, redactor, hooks, journal, shapeEnv, maxInputChars })
       return TurnScheduler.make({ runner, registry: tools, redactor, cleanupMillis })
     }
     // A registry whose tools change is read once per turn (its `current`), so that no turn sees

@@ -10,6 +10,8 @@ export * as CallLimits from "./CallLimits.js"
 export * as CallTrace from "./CallTrace.js"
 /** @since 0.4.0 */
 export * as ClientRequests from "./ClientRequests.js"
+/** @since 0.5.0 */
+export * as Durability from "./Durability.js"
 /** @since 0.2.0 */
 export * as ForeignText from "./ForeignText.js"
 /** @since 0.1.0 */
