@@ -275,6 +275,7 @@ export const make = (
           sessionId: turn.env.keyScope.sessionId,
           turnId: turn.env.keyScope.turnId,
           callId,
+          index,
           tool: entry.tool,
           input,
           idempotencyKey: IdempotencyKey.make(turn.env.keyScope, callId)

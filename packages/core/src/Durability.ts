@@ -31,6 +31,8 @@ export interface Call {
   readonly sessionId: string
   readonly turnId: string
   readonly callId: string
+  /** The call's place in its turn. */
+  readonly index: number
   readonly tool: Tool.Any
   /** The decoded input the handler will be given. */
   readonly input: unknown

@@ -128,7 +128,10 @@ describe("Durability", () => {
       assert.deepStrictEqual(again.map(ToolResult.text), first.map(ToolResult.text))
       assert.deepStrictEqual(again.map((result) => result.callId), ["a", "b", "c", "d"])
       // Only calls that reached their handler were asked about: not the invalid one, not the denied one.
-      assert.deepStrictEqual(journal.begins.map((call) => call.callId), ["a", "d", "a", "d"])
+      assert.deepStrictEqual(journal.begins.map((call) => [call.callId, call.index]), [["a", 0], ["d", 3], ["a", 0], [
+        "d",
+        3
+      ]])
       assert.deepStrictEqual(journal.finishes.map((finish) => [finish.call.callId, finish.attempt]), [["a", 1], [
         "d",
         1
@@ -156,6 +159,7 @@ describe("Durability", () => {
       yield* journal.service.begin({
         ...scope,
         callId: "z",
+        index: 0,
         tool: send,
         input: { to: "x@example.com" },
         idempotencyKey: IdempotencyKey.make(scope, "z")
