@@ -127,6 +127,30 @@ const handlerEffect = <A, E, R>(returned: Effect.Effect<A, E, R>): Effect.Effect
   )
 }
 
+/**
+ * Calls the handler once: what it returned done (an `Exit`, which is what
+ * `Effect.succeed` and `Effect.fail` make), a throw as a defect, or the
+ * effect still to run.
+ */
+const callHandler = (
+  tool: Tool.Any,
+  input: unknown,
+  context: Tool.Context
+): Exit.Exit<unknown, unknown> | ReturnType<Tool.Any["handler"]> => {
+  let returned: ReturnType<Tool.Any["handler"]>
+  try {
+    returned = tool.handler(input, context)
+  } catch (defect) {
+    return Exit.die(defect)
+  }
+  try {
+    if (Exit.isExit(returned)) return returned
+  } catch {
+    // A value whose every read throws: the fiber reads it again, and dies of it.
+  }
+  return Effect.suspend(() => handlerEffect(returned))
+}
+
 const isInstance = (u: unknown, constructor: abstract new(...args: never) => unknown): boolean => {
   try {
     return u instanceof constructor
@@ -376,12 +400,18 @@ export const execute = (
           })
         )
       }
+      // A handler that did its work when called and returned it done
+      // (`Effect.succeed`, `Effect.fail`) has nothing left to run: no fiber,
+      // no deadline. Anything else, a throw or a value that cannot be read
+      // included, runs in the handler's own fiber as before.
+      const called = callHandler(tool, input, context)
+      if (Exit.isExit(called)) return fromOutcome(called)
       // The handler gets the services captured with the registry, and the
       // execute span as its parent so its own spans nest under the call.
       const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
       const fiber = Runtime.runFork(
         Runtime.make({ context: services, fiberRefs: env.runtime.fiberRefs, runtimeFlags: env.runtime.runtimeFlags })
-      )(Effect.suspend(() => handlerEffect(tool.handler(input, context))))
+      )(called)
       const done = fiber.unsafePoll()
       if (done !== null) return fromOutcome(done)
       return restore(watchdog.run(watch, fiber)).pipe(
