@@ -51,8 +51,12 @@ export type ExecuteError =
 export interface ExecuteEnv {
   readonly watchdog: Watchdog.Watchdog
   readonly redactor: Redactor.Service
-  /** The turn's runtime, through {@link handlerRuntime}: handlers run with its fiber refs (clock, logger, tracer). */
-  readonly runtime: Runtime.Runtime<never>
+  /**
+   * The turn's runtime, through {@link handlerRuntime}: handlers run with its
+   * fiber refs (clock, logger, tracer). Made on first use: a turn whose
+   * handlers all return their Effect done forks none.
+   */
+  readonly runtime: () => Runtime.Runtime<never>
   readonly onProgress:
     | ((callId: string, toolName: string, report: ProgressReport) => Effect.Effect<void>)
     | undefined
@@ -409,8 +413,9 @@ export const execute = (
       // The handler gets the services captured with the registry, and the
       // execute span as its parent so its own spans nest under the call.
       const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
+      const handlers = env.runtime()
       const fiber = Runtime.runFork(
-        Runtime.make({ context: services, fiberRefs: env.runtime.fiberRefs, runtimeFlags: env.runtime.runtimeFlags })
+        Runtime.make({ context: services, fiberRefs: handlers.fiberRefs, runtimeFlags: handlers.runtimeFlags })
       )(called)
       const done = fiber.unsafePoll()
       if (done !== null) return fromOutcome(done)

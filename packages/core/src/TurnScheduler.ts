@@ -365,11 +365,12 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
       turnTrace?.attribute("tool.calls", calls.length)
       const traceValues = Context.get(runtime.context, CallTrace.TraceValues)
       const watchdog = new Watchdog.Watchdog(clock, cleanupMillis)
+      let handlers: Runtime.Runtime<never> | undefined
       const onEvent = turnOptions?.onEvent
       const env: Pipeline.ExecuteEnv = {
         watchdog,
         redactor,
-        runtime: Pipeline.handlerRuntime(runtime, redactLog),
+        runtime: () => (handlers ??= Pipeline.handlerRuntime(runtime, redactLog)),
         onProgress: onEvent === undefined
           ? undefined
           : (callId, toolName, report) => onEvent({ _tag: "Progress", callId, toolName, ...report }),
