@@ -29,6 +29,7 @@ import type * as Policy from "./Policy.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
 import * as ResourceLocks from "./ResourceLocks.js"
+import * as Steps from "./Steps.js"
 import type * as Tool from "./Tool.js"
 import * as ToolError from "./ToolError.js"
 import type * as ToolResult from "./ToolResult.js"
@@ -160,7 +161,7 @@ export const make = (
     trace?: CallTrace.CallTrace
   ): Effect.Effect<void> => {
     const fitting: Pipeline.Fitting | undefined = turn.budget === undefined ? undefined : { fit: undefined }
-    return Effect.flatMap(
+    return Steps.flatMap(
       Pipeline.shape(shapeEnv, tool, callId, shown, outcome, durationMillis, fitting),
       (result) => {
         if (trace !== undefined) {
@@ -306,11 +307,12 @@ export const make = (
         next("execute")
         const span = trace?.open("execute")
         const sandbox = entry.tool.sandbox?.(input)
-        return Pipeline.execute(entry, callId, input, turn.env, span ?? trace?.span, (error) => {
-          if (span !== undefined) trace!.close(span, Exit.fail(error))
-          return complete(entry.tool, { _tag: "Failure", error, sandbox })
-        }).pipe(
-          Effect.match({
+        const executed = Steps.match(
+          Pipeline.execute(entry, callId, input, turn.env, span ?? trace?.span, (error) => {
+            if (span !== undefined) trace!.close(span, Exit.fail(error))
+            return complete(entry.tool, { _tag: "Failure", error, sandbox })
+          }),
+          {
             onFailure: (error): Pipeline.Outcome => {
               if (span !== undefined) trace!.close(span, Exit.fail(error))
               return { _tag: "Failure", error, sandbox }
@@ -319,15 +321,14 @@ export const make = (
               if (span !== undefined) trace!.close(span, Exit.void)
               return { _tag: "Success", value, note, sandbox }
             }
-          }),
-          (executed) =>
-            hooks === undefined ?
-              executed :
-              Effect.flatMap(executed, (outcome) =>
-                hooks.after({ callId, tool: entry.tool, input, outcome }).pipe(
-                  Effect.catchAll((error) => Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error }))
-                ))
+          }
         )
+        return hooks === undefined ?
+          executed :
+          Effect.flatMap(executed, (outcome) =>
+            hooks.after({ callId, tool: entry.tool, input, outcome }).pipe(
+              Effect.catchAll((error) => Effect.succeed<Pipeline.Outcome>({ _tag: "Failure", error }))
+            ))
       }
       // Waiting for a resource happens before the deadlines start.
       const locked = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
@@ -378,10 +379,10 @@ export const make = (
       next("validate")
       // The arguments being validated, for an error that must quote them redacted.
       let validating: unknown = parsed.right.input
-      const stages = Effect.flatMap(Pipeline.validate(entry, parsed.right.input), (input) => {
+      const stages = Steps.flatMap(Pipeline.validate(entry, parsed.right.input), (input) => {
         next("authorize")
         const request = { callId, tool: entry.tool, input, subject: entry.tool.subject(input) }
-        return Effect.flatMap(authorizing(Pipeline.authorize(policy, request)), (verdict) => {
+        return Steps.flatMap(authorizing(Pipeline.authorize(policy, request)), (verdict) => {
           if (verdict._tag === "Allow") return locked(entry, input, undefined)
           // A rewritten input is validated again before it runs.
           next("validate")
@@ -392,10 +393,10 @@ export const make = (
           )
         })
       })
-      return guard(Effect.flatMap(
+      return guard(Steps.flatMap(
         // catchAllCause rather than catchAll, which adds a step to every
         // success: this runs once per call, and it pays for runOne's net.
-        Effect.catchAllCause(stages, (cause) => {
+        Steps.catchAllCause(stages, (cause) => {
           const failure = Cause.failureOrCause(cause)
           if (Either.isRight(failure)) return Effect.failCause(failure.right)
           const raw = failure.left
