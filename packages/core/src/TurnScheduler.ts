@@ -403,10 +403,13 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
       const concurrency = turnOptions?.concurrency ?? 8
       const stopOnError = turnOptions?.stopOnError ?? false
 
-      const loop = Effect.forEach(batches, (batch) => {
-        if (turn.stoppedBy !== undefined || (stopOnError && turn.failedAt !== undefined)) return Effect.void
-        return runBatch(turn, batch, concurrency)
-      }, { discard: true })
+      // Most turns are one batch (one call, or reads together): nothing to stop before it.
+      const loop = batches.length === 1
+        ? runBatch(turn, batches[0]!, concurrency)
+        : Effect.forEach(batches, (batch) => {
+          if (turn.stoppedBy !== undefined || (stopOnError && turn.failedAt !== undefined)) return Effect.void
+          return runBatch(turn, batch, concurrency)
+        }, { discard: true })
 
       const interruptWhen = turnOptions?.interruptWhen
       const body = interruptWhen === undefined ? loop : Effect.raceFirst(
@@ -417,8 +420,9 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
           }))
       )
 
-      const fill = Effect.suspend(() => {
-        const pending: Array<Effect.Effect<void>> = []
+      // What is left once the calls are done: a result for each call that has none, the budget's cuts.
+      const fill = (): Effect.Effect<void> | undefined => {
+        let pending: Array<Effect.Effect<void>> | undefined
         for (let i = 0; i < calls.length; i++) {
           if (turn.results[i] !== undefined) continue
           const toolName = shownName(Pipeline.toolNameOf(calls[i]))
@@ -438,28 +442,34 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
                   ToolError.printableName(redactText(Pipeline.callIdOf(calls[turn.failedAt])))
                 }) failed and this turn stops at the first failure`
                 : "the turn ended before it started"
-            })
-          // A call that never ran took no time.
-          pending.push(fail(turn, i, error, clock.unsafeCurrentTimeMillis()))
+            }) // A call that never ran took no time.
+          ;(pending ??= []).push(fail(turn, i, error, clock.unsafeCurrentTimeMillis()))
         }
-        return Effect.all(pending, { discard: true })
+        return pending === undefined ? undefined : Effect.all(pending, { discard: true })
+      }
+      const results = turn.results as ReadonlyArray<ToolResult.ToolResult>
+      const done = Effect.succeed(results)
+      const finishing = Effect.suspend(() => {
+        const filled = fill()
+        if (filled === undefined && turn.budget === undefined) return done
+        return Effect.as(Effect.zipRight(filled ?? Effect.void, settleBudget(turn)), results)
       })
 
       const client = turnOptions?.client
-      return (client === undefined ? body : Effect.locally(body, ClientRequests.currentChannel, client)).pipe(
-        Effect.ensuring(watchdog.close()),
-        Effect.zipRight(fill),
-        Effect.zipRight(settleBudget(turn)),
-        Effect.onExit((exit) =>
-          Effect.sync(() =>
-            turnTrace?.end(
-              clock.unsafeCurrentTimeNanos(),
-              CallTrace.redactExit(exit, redactText, { values: traceValues })
-            )
-          )
+      const ran = Effect.flatMap(
+        Effect.ensuring(
+          client === undefined ? body : Effect.locally(body, ClientRequests.currentChannel, client),
+          watchdog.close()
         ),
-        Effect.map(() => turn.results as ReadonlyArray<ToolResult.ToolResult>)
+        () => finishing
       )
+      return turnTrace === undefined ? ran : Effect.onExit(ran, (exit) =>
+        Effect.sync(() =>
+          turnTrace.end(
+            clock.unsafeCurrentTimeNanos(),
+            CallTrace.redactExit(exit, redactText, { values: traceValues })
+          )
+        ))
     })
 
   return {
