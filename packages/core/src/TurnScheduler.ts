@@ -36,6 +36,7 @@ import * as OutputBudget from "./OutputBudget.js"
 import * as Pipeline from "./Pipeline.js"
 import type * as Redactor from "./Redactor.js"
 import type * as Registry from "./Registry.js"
+import * as Steps from "./Steps.js"
 import type * as ToolCall from "./ToolCall.js"
 import * as ToolError from "./ToolError.js"
 import type * as ToolResult from "./ToolResult.js"
@@ -296,8 +297,9 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
   /**
    * Workers pulling the next index, at most `max` of them, started only
    * when needed: the batch's own fiber is the first, and another is started
-   * only when the call a worker runs has not finished by the end of the
-   * current job (it waits: for its handler, a lock, a slot, a question). A
+   * only when calls are still left at the end of the job in which a worker
+   * took one (the worker then waits in a call: for its handler, a lock, a
+   * slot, a question). A
    * turn of calls that finish at once starts no fiber at all; forking the
    * whole pool up front was most of a short turn's cost.
    */
@@ -305,6 +307,8 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
     Effect.flatMap(Effect.runtime<never>(), (runtime) => {
       let next = 0
       let active = 1
+      // Set once the batch is interrupted: a worker not yet started must not start then.
+      let stopped = false
       const extra = new Set<Fiber.RuntimeFiber<void>>()
       const done = Deferred.unsafeMake<void>(FiberId.none)
       const finished = () => {
@@ -326,21 +330,22 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
           return Effect.void
         }
         const index = indices[next++]!
-        let settled = false
         if (active < max && next < indices.length) {
-          // Runs once the current job is over: after a call that finished at once, or while one waits.
+          // Runs once the current job is over. By then the worker either waits in this call, or
+          // has gone on to the next ones and waits in one of them, or has run them all: calls
+          // left means a call waits, and a worker started now takes the next.
           void Promise.resolve().then(() => {
-            if (!settled && active < max && next < indices.length) spawn()
+            if (!stopped && active < max && next < indices.length) spawn()
           })
         }
-        return Effect.zipRight(
-          Effect.ensuring(runOne(turn, index), Effect.sync(() => (settled = true))),
-          worker
-        )
+        return Steps.flatMap(runOne(turn, index), () => worker)
       })
       return worker.pipe(
         Effect.zipRight(Deferred.await(done)),
-        Effect.onInterrupt(() => Fiber.interruptAll(extra))
+        Effect.onInterrupt(() => {
+          stopped = true
+          return Fiber.interruptAll(extra)
+        })
       )
     })
 

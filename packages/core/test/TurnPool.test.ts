@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FastCheck from "effect/FastCheck"
 import * as Schema from "effect/Schema"
+import * as Supervisor from "effect/Supervisor"
 import * as Tool from "../src/Tool.js"
 import * as ToolResult from "../src/ToolResult.js"
 import * as ToolRuntime from "../src/ToolRuntime.js"
@@ -32,9 +33,28 @@ const wait = Tool.make("wait", {
     )
 })
 
+/** A read that answers when called: its Effect is done. */
+const instant = Tool.make("instant", {
+  description: "Answers at once.",
+  parameters: { n: Schema.Number },
+  readOnly: true,
+  handler: ({ n }) => Effect.succeed(`answer ${n}`)
+})
+
+/** Counts the fibers started under it. */
+class Counting extends Supervisor.AbstractSupervisor<void> {
+  started = 0
+  get value() {
+    return Effect.void
+  }
+  override onStart() {
+    this.started++
+  }
+}
+
 const reset = () => Object.assign(state, { running: 0, most: 0, interrupted: 0, ran: 0 })
 
-const runtime = ToolRuntime.ToolRuntime.pipe(Effect.provide(ToolRuntime.layerDefault([wait])))
+const runtime = ToolRuntime.ToolRuntime.pipe(Effect.provide(ToolRuntime.layerDefault([wait, instant])))
 
 describe("a batch's workers", () => {
   it.live("never run more calls at once than the turn's concurrency, and answer every call in order", () =>
@@ -78,6 +98,31 @@ describe("a batch's workers", () => {
       assert.strictEqual(state.most, 3)
       assert.isAtLeast(took, 190)
       assert.isBelow(took, 1_000)
+    }))
+
+  it.live("start no fiber for calls that finish at once, and one worker more for each call that waits", () =>
+    Effect.gen(function*() {
+      const service = yield* runtime
+      const quiet = new Counting()
+      const answers = yield* service.runTurn(
+        Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, name: "instant", input: { n: i } })),
+        { concurrency: 4 }
+      ).pipe(Effect.supervised(quiet))
+      assert.deepStrictEqual(answers.map(ToolResult.text), Array.from({ length: 10 }, (_, i) => `answer ${i}`))
+      assert.strictEqual(quiet.started, 0)
+      // Three waiting calls at concurrency 4: each runs in its handler's fiber (3), the second and
+      // third in a worker started for them (2), the instant one between in none; and the turn's
+      // deadlines have one sleeper (1).
+      const busy = new Counting()
+      yield* service.runTurn(
+        [5, 0, 5, 5].map((millis, i) => ({
+          id: `w${i}`,
+          name: i === 1 ? "instant" : "wait",
+          input: i === 1 ? { n: 1 } : { millis }
+        })),
+        { concurrency: 4 }
+      ).pipe(Effect.supervised(busy))
+      assert.strictEqual(busy.started, 3 + 2 + 1)
     }))
 
   it.live("stop with the turn: an interrupted turn interrupts every worker's call, and none runs after", () =>
