@@ -81,18 +81,31 @@ export const makeSqlite = (
   options: SqliteOptions
 ): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
+    // Between tries the event loop is free; capped low, as the lock is usually held for a moment.
+    const retryBusy = Schedule.exponential(Duration.millis(2)).pipe(
+      Schedule.either(Schedule.spaced(Duration.millis(50))),
+      Schedule.jittered,
+      Schedule.upTo(options.busyRetryFor ?? Duration.seconds(20))
+    )
+
     const db = yield* Effect.acquireRelease(
       Effect.try({
         try: () => {
           const db = new Sqlite(options.filename, {
             timeout: Duration.toMillis(options.busyTimeout ?? Duration.millis(10))
           })
-          db.pragma("journal_mode = WAL")
-          db.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`)
+          try {
+            // Switching a new file to WAL needs it alone: another process opening it too finds it locked.
+            db.pragma("journal_mode = WAL")
+            db.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`)
+          } catch (cause) {
+            db.close()
+            throw cause
+          }
           return db
         },
         catch: (cause) => new SqlError({ cause, message: "Failed to open the SQLite database" })
-      }),
+      }).pipe(Effect.retry({ schedule: retryBusy, while: isBusy })),
       (db) => Effect.sync(() => db.close())
     )
 
@@ -138,12 +151,6 @@ export const makeSqlite = (
         }
       })
 
-    // Between tries the event loop is free; capped low, as the lock is usually held for a moment.
-    const retryBusy = Schedule.exponential(Duration.millis(2)).pipe(
-      Schedule.either(Schedule.spaced(Duration.millis(50))),
-      Schedule.jittered,
-      Schedule.upTo(options.busyRetryFor ?? Duration.seconds(20))
-    )
     // A statement that failed as busy outside a transaction changed nothing; one inside a
     // transaction is part of a unit that only the whole transaction may repeat.
     const retrying = <A>(effect: Effect.Effect<A, SqlError>) =>
