@@ -298,12 +298,12 @@ export const make = (
               return Effect.succeed<Pipeline.Outcome>({ _tag: "Success", value: undefined, note: undefined })
             }
             begun = { call: durable, attempt: decision.attempt }
-            const handler = runHandler(entry, input, note)
+            const handler = runHandler(entry, input, note, decision.attempt)
             return decision.delayMillis > 0 ? Effect.delay(handler, decision.delayMillis) : handler
           }
         })
       }
-      const runHandler = (entry: Registry.Entry, input: unknown, note: string | undefined) => {
+      const runHandler = (entry: Registry.Entry, input: unknown, note: string | undefined, attempt = 1) => {
         next("execute")
         const span = trace?.open("execute")
         const sandbox = entry.tool.sandbox?.(input)
@@ -311,7 +311,7 @@ export const make = (
           Pipeline.execute(entry, callId, input, turn.env, span ?? trace?.span, (error) => {
             if (span !== undefined) trace!.close(span, Exit.fail(error))
             return complete(entry.tool, { _tag: "Failure", error, sandbox })
-          }),
+          }, attempt),
           {
             onFailure: (error): Pipeline.Outcome => {
               if (span !== undefined) trace!.close(span, Exit.fail(error))

@@ -271,6 +271,7 @@ class CallContext implements Tool.Context {
     readonly callId: string,
     readonly toolName: string,
     private readonly scope: IdempotencyKey.Scope,
+    readonly attempt: number,
     readonly progress: Tool.Context["progress"],
     readonly output: Tool.Context["output"],
     readonly elicit: Tool.Context["elicit"],
@@ -301,7 +302,9 @@ export const execute = (
   input: unknown,
   env: ExecuteEnv,
   span: Tracer.AnySpan | undefined,
-  onInterrupted: (error: ToolError.Interrupted | ToolError.Timeout) => Effect.Effect<void>
+  onInterrupted: (error: ToolError.Interrupted | ToolError.Timeout) => Effect.Effect<void>,
+  /** The handler's `context.attempt`. */
+  attempt = 1
 ): Effect.Effect<unknown, ExecuteError> =>
   Effect.suspend(() => {
     const tool = entry.tool
@@ -314,6 +317,7 @@ export const execute = (
       callId,
       tool.name,
       env.keyScope,
+      attempt,
       onProgress === undefined
         ? () => touch
         : (update) =>

@@ -52,6 +52,14 @@ export interface Context {
    */
   readonly idempotencyKey: string
   /**
+   * Which run of the call this is: 1, or more where a runtime runs a call
+   * again after its first run was lost (a durable runtime retrying an
+   * idempotent call: the key stays the same).
+   *
+   * @since 0.5.0
+   */
+  readonly attempt: number
+  /**
    * Reports progress: a short message (redacted before anyone sees it), or
    * how far the work is (`{ progress: 3, total: 10 }`, with a message or
    * not). A number that is not finite and at least zero is dropped, the

@@ -96,7 +96,9 @@ export interface TurnOptions {
    * The conversation the turn belongs to, and the turn itself: with the call
    * ids they make each call's `context.idempotencyKey`, so a turn sent again
    * with the same ids hands its handlers the same keys. Default: `""` each
-   * (the keys then come from the call ids alone).
+   * (the keys then come from the call ids alone). A durable runtime
+   * (`@tool-runtime/cluster`) needs both: it refuses a turn without them, as
+   * call ids alone repeat from turn to turn.
    *
    * @since 0.5.0
    */

@@ -22,7 +22,9 @@ import { leakedWindow, noise } from "./FakeSecrets.js"
  * the answer; a call begun and never finished is not run again. What it was
  * asked is kept for the assertions.
  */
-const memoryJournal = (options?: { readonly failBegin?: string; readonly delayMillis?: number }) => {
+const memoryJournal = (
+  options?: { readonly failBegin?: string; readonly delayMillis?: number; readonly attempt?: number }
+) => {
   const recorded = new Map<string, ToolResult.ToolResult>()
   const started = new Set<string>()
   const begins: Array<Durability.Call> = []
@@ -52,7 +54,11 @@ const memoryJournal = (options?: { readonly failBegin?: string; readonly delayMi
           })
         }
         started.add(call.idempotencyKey)
-        return Effect.succeed<Durability.Begun>({ _tag: "Run", attempt: 1, delayMillis: options?.delayMillis ?? 0 })
+        return Effect.succeed<Durability.Begun>({
+          _tag: "Run",
+          attempt: options?.attempt ?? 1,
+          delayMillis: options?.delayMillis ?? 0
+        })
       }),
     finish: (call, attempt, result) =>
       Effect.sync(() => {
@@ -65,6 +71,7 @@ const memoryJournal = (options?: { readonly failBegin?: string; readonly delayMi
 
 let sends = 0
 const keysSeen: Array<string> = []
+const attemptsSeen: Array<number> = []
 const send = Tool.make("send_email", {
   description: "Sends an email.",
   parameters: { to: Schema.String },
@@ -74,6 +81,7 @@ const send = Tool.make("send_email", {
     Effect.sync(() => {
       sends++
       keysSeen.push(context.idempotencyKey)
+      attemptsSeen.push(context.attempt)
       return `sent to ${to} (#${sends})`
     })
 })
@@ -185,6 +193,16 @@ describe("Durability", () => {
       assert.include(ToolResult.text(result!), "could not be recorded in the call journal")
       assert.isUndefined(leakedWindow(JSON.stringify(result), secret))
       assert.strictEqual(journal.finishes.length, 0)
+    }))
+
+  it.effect("the handler is told which attempt the journal gave it", () =>
+    Effect.gen(function*() {
+      const runtime = yield* runtimeWith(memoryJournal({ attempt: 3 }).service)
+      yield* runtime.runTurn([turn[0]!], { ...scope, turnId: "retried" })
+      assert.strictEqual(attemptsSeen.at(-1), 3)
+      const plain = yield* ToolRuntime.ToolRuntime.pipe(Effect.provide(ToolRuntime.layerDefault([send])))
+      yield* plain.runTurn([turn[0]!])
+      assert.strictEqual(attemptsSeen.at(-1), 1)
     }))
 
   it.effect("the journal's delay comes before the handler starts", () =>

@@ -57,7 +57,13 @@ export interface WorkerData {
  * @category protocol
  */
 export type ToWorker =
-  | { readonly type: "call"; readonly callId: string; readonly idempotencyKey: string; readonly input: unknown }
+  | {
+    readonly type: "call"
+    readonly callId: string
+    readonly idempotencyKey: string
+    readonly attempt: number
+    readonly input: unknown
+  }
   | { readonly type: "answer"; readonly ask: number; readonly ok: boolean; readonly value: unknown }
 
 /**
@@ -334,10 +340,11 @@ const serve = (name: string): void => {
       }
       return Effect.sync(() => pending.delete(id))
     }))
-  const context = (callId: string, idempotencyKey: string): Tool.Context => ({
+  const context = (callId: string, idempotencyKey: string, attempt: number): Tool.Context => ({
     callId,
     toolName: name,
     idempotencyKey,
+    attempt,
     progress: (update) => Effect.sync(() => void post({ type: "progress", update: progressOf(update) })),
     output: () => Effect.sync(() => void post({ type: "output" })),
     elicit: <A, I>(question: ClientRequests.Question<A, I>) =>
@@ -381,7 +388,7 @@ const serve = (name: string): void => {
             : Effect.fail(new ClientRequests.SampleError({ reason: String(value) }))
       )
   })
-  const run = async (callId: string, idempotencyKey: string, input: unknown): Promise<FromWorker> => {
+  const run = async (callId: string, idempotencyKey: string, attempt: number, input: unknown): Promise<FromWorker> => {
     if (entry === undefined) {
       return { type: "defect", detail: `its module defines no worker tool named ${JSON.stringify(name)}` }
     }
@@ -393,7 +400,7 @@ const serve = (name: string): void => {
       }
     }
     const exit = await Effect.runPromiseExit(
-      Effect.suspend(() => toEffect(entry.handler(decoded.right, context(callId, idempotencyKey))))
+      Effect.suspend(() => toEffect(entry.handler(decoded.right, context(callId, idempotencyKey, attempt))))
     )
     return fromExit(entry, exit)
   }
@@ -415,7 +422,7 @@ const serve = (name: string): void => {
       if (left.length > 0) post({ type: "leftover", resources: left })
       finish(result)
     }
-    run(message.callId, message.idempotencyKey, message.input).then(
+    run(message.callId, message.idempotencyKey, message.attempt, message.input).then(
       answer,
       (e) => answer({ type: "defect", detail: guarded(() => describeThrown(e), "a value that cannot be read") })
     )

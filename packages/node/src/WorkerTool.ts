@@ -417,6 +417,7 @@ const dispatch = <Output>(
                 type: "call",
                 callId: context.callId,
                 idempotencyKey: context.idempotencyKey,
+                attempt: context.attempt,
                 input: encoded.right
               } satisfies WorkerHost.ToWorker
             )

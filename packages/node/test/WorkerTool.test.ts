@@ -74,8 +74,9 @@ describe("WorkerTool", { timeout: 60_000 }, () => {
     Effect.gen(function*() {
       const scope = { sessionId: "s", turnId: "t" }
       const result = yield* call("echo", { text: "key?" }, scope)
-      const output = JSON.parse(ToolResult.text(result)) as { readonly key?: string }
+      const output = JSON.parse(ToolResult.text(result)) as { readonly key?: string; readonly attempt?: number }
       assert.strictEqual(output.key, IdempotencyKey.make(scope, "1"))
+      assert.strictEqual(output.attempt, 1)
     }))
 
   it.live("a handler that never yields is stopped within its deadline plus 50 ms, the process stays responsive throughout, and the next call succeeds", () =>
