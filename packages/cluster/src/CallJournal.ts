@@ -124,6 +124,9 @@ export interface Service {
  */
 export class CallJournal extends Context.Tag("@tool-runtime/cluster/CallJournal")<CallJournal, Service>() {}
 
+/** The advisory lock key of the journal's migrations: any constant, unlikely to be another's. */
+const migrationLock = 0x74725f6d // "tr_m"
+
 /**
  * The journal's tables, as migrations of their own (`tr_migrations`), so
  * they live beside the cluster's tables in the same database.
@@ -131,11 +134,31 @@ export class CallJournal extends Context.Tag("@tool-runtime/cluster/CallJournal"
  * @since 0.5.0
  * @category migrations
  */
-export const migrate: Effect.Effect<void, SqlError | Migrator.MigrationError, SqlClient.SqlClient> = Effect.asVoid(
-  Migrator.make({})({
-    table: "tr_migrations",
-    loader: Migrator.fromRecord({ "1_create_journal": JournalRows.createTables })
-  })
+export const migrate: Effect.Effect<void, SqlError | Migrator.MigrationError, SqlClient.SqlClient> = Effect.gen(
+  function*() {
+    const sql = yield* SqlClient.SqlClient
+    // PostgreSQL: the migrator creates its table after a plain existence check, so processes that
+    // start together on a fresh database race to create it, and all but one fail ("already exists").
+    // Created first here, one process at a time under a transaction-scoped advisory lock; the
+    // migrator then serializes the migrations themselves (it locks that table). SQLite needs none
+    // of it: its `CREATE TABLE IF NOT EXISTS` runs under the file's write lock.
+    yield* sql.onDialectOrElse({
+      pg: () =>
+        sql.withTransaction(Effect.zipRight(
+          sql`SELECT pg_advisory_xact_lock(${migrationLock})`,
+          sql`CREATE TABLE IF NOT EXISTS tr_migrations (
+            migration_id integer primary key,
+            created_at timestamp with time zone not null default now(),
+            name text not null
+          )`
+        )),
+      orElse: () => Effect.void
+    })
+    yield* Migrator.make({})({
+      table: "tr_migrations",
+      loader: Migrator.fromRecord({ "1_create_journal": JournalRows.createTables })
+    })
+  }
 )
 
 /** A compare-and-set that found the row changed: under PostgreSQL's read-committed, redo the transaction. */

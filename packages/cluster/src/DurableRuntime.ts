@@ -2,7 +2,8 @@
  * Core's runtime, made durable by the call journal: the `Durability.Journal`
  * that core asks right before each handler would start, answered by
  * `CallJournal` (and so by `Durable.decide`), and a ready `ToolRuntime` over
- * one SQLite file that outlives the process running it.
+ * one SQLite file or PostgreSQL database that outlives the process running
+ * it.
  *
  * What the runtime then does with a call it is sent again (the same
  * `sessionId`, `turnId` and call id in the turn's options), whichever
@@ -169,19 +170,26 @@ export const journalLayer = (
  * @since 0.5.0
  * @category models
  */
-export interface Options extends JournalOptions {
-  /** The SQLite file every process running these sessions shares. */
-  readonly filename: string
-  readonly sqlite?: Omit<Storage.SqliteOptions, "filename"> | undefined
-  readonly limits?: Durable.Limits | undefined
-  readonly runtime?: ToolRuntime.Options | undefined
-}
+export type Options =
+  & JournalOptions
+  & {
+    readonly sqlite?: Omit<Storage.SqliteOptions, "filename"> | undefined
+    readonly postgres?: Omit<Storage.PostgresOptions, "url"> | undefined
+    readonly limits?: Durable.Limits | undefined
+    readonly runtime?: ToolRuntime.Options | undefined
+  }
+  & (
+    /** The SQLite file every process running these sessions shares. */
+    | { readonly filename: string }
+    /** Where every process running these sessions keeps the journal: `Storage.parse` of `sqlite:FILE` or a `postgres://` URL. */
+    | { readonly storage: Storage.Spec }
+  )
 
 /**
- * A durable `ToolRuntime` over an SQLite file, the journal's tables created
- * first; the `CallJournal` too, to list a session's calls. The tools, the
- * policy, the redactor and the artifact store are the caller's, as for
- * `ToolRuntime.layer`.
+ * A durable `ToolRuntime` over an SQLite file or a PostgreSQL database, the
+ * journal's tables created first; the `CallJournal` too, to list a
+ * session's calls. The tools, the policy, the redactor and the artifact
+ * store are the caller's, as for `ToolRuntime.layer`.
  *
  * @since 0.5.0
  * @category layers
@@ -190,11 +198,12 @@ export const layer = (
   options: Options
 ): Layer.Layer<
   ToolRuntime.ToolRuntime | CallJournal.CallJournal,
-  SqlError | Migrator.MigrationError,
+  Storage.StorageError | SqlError | Migrator.MigrationError,
   Registry.Registry | Policy.Policy | Redactor.Redactor | ArtifactStore.ArtifactStore
 > => {
+  const spec: Storage.Spec = "storage" in options ? options.storage : { _tag: "Sqlite", filename: options.filename }
   const journal = CallJournal.layer(options.limits).pipe(
-    Layer.provide(Storage.layerSqlite({ ...options.sqlite, filename: options.filename }))
+    Layer.provide(Storage.layer(spec, { ...options.sqlite, postgres: options.postgres }))
   )
   return ToolRuntime.layer(options.runtime).pipe(
     Layer.provide(journalLayer(options)),

@@ -1,7 +1,8 @@
 /**
  * The storage runners and clients share: an `@effect/sql` `SqlClient` over
- * one SQLite file that several processes write at once, chosen by a
- * `--storage` spec.
+ * one SQLite file that several processes write at once, or over a
+ * PostgreSQL database that processes on several machines share, chosen by
+ * a `--storage` spec.
  *
  * Why not `@effect/sql-sqlite-node`'s client: it opens transactions with a
  * deferred `BEGIN`. Under WAL, a deferred transaction that read first and
@@ -23,6 +24,7 @@
  * @since 0.5.0
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
@@ -231,27 +233,88 @@ export const parse = (spec: string): Either.Either<Spec, StorageError> => {
       ? Either.left(new StorageError({ message: "sqlite: needs a file name (sqlite:./cluster.db)" }))
       : Either.right({ _tag: "Sqlite", filename })
   }
-  if (/^postgres(?:ql)?:\/\//.test(spec)) return Either.right({ _tag: "Postgres", url: Redacted.make(spec) })
+  if (/^postgres(?:ql)?:\/\//.test(spec)) {
+    // Checked here, where the error can say what is wrong without the URL: the driver's own parse
+    // error (Node's `ERR_INVALID_URL`) carries the whole input, password included.
+    return URL.canParse(spec)
+      ? Either.right({ _tag: "Postgres", url: Redacted.make(spec) })
+      : Either.left(
+        new StorageError({ message: "the postgres:// URL does not parse (not quoted: it may hold a password)" })
+      )
+  }
   return Either.left(
     new StorageError({ message: "--storage takes sqlite:FILE or a postgres:// URL" })
   )
 }
 
 /**
- * The `SqlClient` a spec names.
+ * @since 0.5.0
+ * @category models
+ */
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database`, with `?sslmode=…` and the rest as `pg` reads them. */
+  readonly url: Redacted.Redacted<string>
+  /** Connections kept by this process. Default 10. */
+  readonly maxConnections?: number | undefined
+  /** How long connecting may take before the layer fails. Default 10 s. */
+  readonly connectTimeout?: Duration.DurationInput | undefined
+  /** What the server's `pg_stat_activity` shows for these connections. Default `tool-runtime-cluster`. */
+  readonly applicationName?: string | undefined
+}
+
+const errorCode = (error: SqlError): string | undefined => {
+  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+  return typeof code === "string" && /^[A-Za-z0-9_]{1,40}$/.test(code) ? code : undefined
+}
+
+/**
+ * An `SqlClient` over a PostgreSQL database, through `@effect/sql-pg`'s
+ * pool. Transactions are PostgreSQL's default, read committed; the journal
+ * locks the rows it decides on (`SELECT … FOR UPDATE`) and compares before
+ * it writes, so it needs no stricter isolation.
+ *
+ * The URL stays redacted: a connection that fails is a `StorageError` that
+ * names the driver's error code (`ECONNREFUSED`, `28P01`, `3D000`) and
+ * quotes neither the URL nor the driver's message.
+ *
+ * @since 0.5.0
+ * @category layers
+ */
+export const layerPostgres = (options: PostgresOptions): Layer.Layer<SqlClient.SqlClient, StorageError> =>
+  Layer.effect(SqlClient.SqlClient, SqlClient.SqlClient).pipe(
+    Layer.provide(PgClient.layer({
+      url: options.url,
+      maxConnections: options.maxConnections ?? 10,
+      connectTimeout: options.connectTimeout ?? Duration.seconds(10),
+      applicationName: options.applicationName ?? "tool-runtime-cluster"
+    })),
+    Layer.mapError((error) => {
+      const code = errorCode(error)
+      return new StorageError({
+        message: `could not connect to PostgreSQL${code === undefined ? "" : ` (${code})`}`
+      })
+    })
+  )
+
+/**
+ * The `SqlClient` a spec names; `sqlite` options apply to an SQLite spec,
+ * `postgres` ones to a PostgreSQL spec.
  *
  * @since 0.5.0
  * @category layers
  */
 export const layer = (
   spec: Spec,
-  options?: Omit<SqliteOptions, "filename">
+  options?: Omit<SqliteOptions, "filename"> & {
+    readonly postgres?: Omit<PostgresOptions, "url"> | undefined
+  }
 ): Layer.Layer<SqlClient.SqlClient, StorageError | SqlError> => {
   switch (spec._tag) {
-    case "Sqlite":
-      return layerSqlite({ ...options, filename: spec.filename })
+    case "Sqlite": {
+      const { postgres: _, ...sqlite } = options ?? {}
+      return layerSqlite({ ...sqlite, filename: spec.filename })
+    }
     case "Postgres":
-      // Arrives with the runners (slice 2), through `@effect/sql-pg`'s `PgClient`.
-      return Layer.fail(new StorageError({ message: "PostgreSQL storage is not supported yet" }))
+      return layerPostgres({ ...options?.postgres, url: spec.url })
   }
 }

@@ -5,9 +5,11 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
 import * as CallJournal from "../src/CallJournal.js"
 import * as Durable from "../src/Durable.js"
-import { journalLayer, tempDb } from "./fixtures/Files.js"
+import type { TestStorage } from "./fixtures/Storages.js"
+import { journalLayer, postgres, sqlite } from "./fixtures/Storages.js"
 
 const limits: Durable.Limits = {
   maxReadAttempts: 2,
@@ -32,19 +34,19 @@ const ok = (callId: string, text: string): ToolResult.ToolResult => ({
   meta: { durationMillis: 12, redactions: 0 }
 })
 
-/** Runs `body` against a fresh journal file. */
-const withJournal = <A, E>(
-  body: Effect.Effect<A, E, CallJournal.CallJournal | SqlClient.SqlClient>,
-  journalLimits: Durable.Limits = limits
-) => Effect.scoped(Effect.flatMap(tempDb, (file) => Effect.provide(body, journalLayer(file, journalLimits))))
-
 const events = (k: Durable.Key) =>
   Effect.map(
     Effect.flatMap(CallJournal.CallJournal, (journal) => journal.get(k)),
     (record) => Option.getOrThrow(record).events.map((e) => `${e.event}:${e.attempt}:${e.detail}`)
   )
 
-describe("CallJournal", () => {
+const suite = (storage: TestStorage) => {
+  /** Runs `body` against a fresh journal. */
+  const withJournal = <A, E>(
+    body: Effect.Effect<A, E, CallJournal.CallJournal | SqlClient.SqlClient>,
+    journalLimits: Durable.Limits = limits
+  ) => Effect.scoped(Effect.flatMap(storage.fresh, (spec) => Effect.provide(body, journalLayer(spec, journalLimits))))
+
   it.effect("runs a new call as attempt 1 with the call's idempotency key, then replays its result", () =>
     withJournal(Effect.gen(function*() {
       const journal = yield* CallJournal.CallJournal
@@ -203,26 +205,93 @@ describe("CallJournal", () => {
       const journal = yield* CallJournal.CallJournal
       const sql = yield* SqlClient.SqlClient
       // The history cannot be written for this one call: its decision must not be either.
-      yield* sql`CREATE TRIGGER refuse BEFORE INSERT ON tr_call_events WHEN NEW.call_id = 'boom'
-        BEGIN SELECT RAISE(ABORT, 'no history'); END`
+      yield* sql.onDialectOrElse({
+        pg: () =>
+          Effect.zipRight(
+            sql`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN IF NEW.call_id = 'boom' THEN RAISE EXCEPTION 'no history'; END IF; RETURN NEW; END $$`,
+            sql`CREATE TRIGGER refuse BEFORE INSERT ON tr_call_events FOR EACH ROW EXECUTE FUNCTION refuse()`
+          ),
+        orElse: () =>
+          sql`CREATE TRIGGER refuse BEFORE INSERT ON tr_call_events WHEN NEW.call_id = 'boom'
+            BEGIN SELECT RAISE(ABORT, 'no history'); END`
+      })
       const failed = yield* Effect.flip(journal.begin(call("boom", "effect"), "r1"))
       assert.strictEqual(failed._tag, "SqlError")
       assert.isTrue(Option.isNone(yield* journal.get(key("boom"))))
-      yield* sql`DROP TRIGGER refuse`
+      yield* sql.onDialectOrElse({
+        pg: () => sql`DROP TRIGGER refuse ON tr_call_events`,
+        orElse: () => sql`DROP TRIGGER refuse`
+      })
       assert.strictEqual((yield* journal.begin(call("boom", "effect"), "r1"))._tag, "Run")
     })))
 
-  it.effect("migrates once: a second journal on the same file finds its tables", () =>
+  it.effect("migrates once: a second journal on the same database finds its tables", () =>
     Effect.scoped(Effect.gen(function*() {
-      const file = yield* tempDb
+      const spec = yield* storage.fresh
       const once = Effect.flatMap(CallJournal.CallJournal, (journal) => journal.begin(call("m", "effect"), "r"))
-      yield* Effect.provide(once, journalLayer(file))
-      const second = yield* Effect.provide(once, journalLayer(file))
+      yield* Effect.provide(once, journalLayer(spec))
+      const second = yield* Effect.provide(once, journalLayer(spec))
       assert.strictEqual(second._tag, "Recorded")
       const migrations = yield* Effect.provide(
         Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT migration_id, name FROM tr_migrations`),
-        Layer.orDie(journalLayer(file))
+        Layer.orDie(journalLayer(spec))
       )
       assert.deepStrictEqual(migrations, [{ migration_id: 1, name: "create_journal" }])
     })))
-})
+
+  it.effect("reads times, ids and attempts back as numbers (PostgreSQL's driver reads BIGINT as a string)", () =>
+    withJournal(Effect.gen(function*() {
+      const journal = yield* CallJournal.CallJournal
+      yield* TestClock.setTime(1_700_000_000_123)
+      yield* journal.begin(call("n", "read"), "r1")
+      yield* journal.begin(call("n", "read"), "r2")
+      yield* journal.finish(key("n"), 2, ok("n", "done"), "r2")
+      const record = Option.getOrThrow(yield* journal.get(key("n")))
+      assert.deepInclude(record, { seq: 0, attempt: 2, startedAt: 1_700_000_000_123, finishedAt: 1_700_000_000_123 })
+      assert.deepStrictEqual(record.events.map((e) => [typeof e.id, e.at, e.attempt]), [
+        ["number", 1_700_000_000_123, 1],
+        ["number", 1_700_000_000_123, 2],
+        ["number", 1_700_000_000_123, 2]
+      ])
+      assert.isTrue(record.events.every((e, i) => i === 0 || e.id > record.events[i - 1]!.id))
+      const [listed] = yield* journal.listSession("s1")
+      assert.deepStrictEqual(listed, record)
+    })))
+
+  it.live("takes many concurrent deliveries of one call in turn: one attempt 1, one decision each, none redone to death", () =>
+    withJournal(
+      Effect.gen(function*() {
+        const journal = yield* CallJournal.CallJournal
+        const kinds: ReadonlyArray<Durable.Kind> = ["read", "idempotent", "effect"]
+        // Ten deliveries of each call at once, over the client's pool (ten connections on PostgreSQL).
+        // The row lock makes them take turns, each deciding on what the one before recorded; with only
+        // the compare-and-set, all but one would redo their transaction at every step (up to ten times
+        // for a call allowed eight attempts), past the journal's bound on redos.
+        const calls = 12
+        const deliveries = Array.from({ length: calls * 10 }, (_, i) => {
+          const k = Math.floor(i / 10)
+          return call(`k${k}`, kinds[k % 3]!, k)
+        })
+        const begun = yield* Effect.forEach(deliveries, (c, i) => journal.begin(c, `r${i}`), { concurrency: 10 })
+        for (let k = 0; k < calls; k++) {
+          const own = begun.slice(k * 10, k * 10 + 10)
+          assert.strictEqual(own.filter((b) => b._tag === "Run" && b.attempt === 1).length, 1, `k${k}`)
+          const record = Option.getOrThrow(yield* journal.get(key(`k${k}`)))
+          // One decision recorded per delivery, and as many runs as the history says were handed out.
+          assert.strictEqual(record.events.length, 10)
+          const runs = own.filter((b) => b._tag === "Run")
+          assert.strictEqual(
+            runs.length,
+            record.events.filter((e) => ["started", "rerun_read", "retry_idempotent"].includes(e.event)).length
+          )
+          assert.strictEqual(runs.length, [8, 8, 1][k % 3])
+        }
+      }),
+      { ...limits, maxReadAttempts: 8, maxAttempts: 8 }
+    ))
+}
+
+describe("CallJournal over SQLite", () => suite(sqlite))
+
+describe("CallJournal over PostgreSQL", () => suite(postgres()))

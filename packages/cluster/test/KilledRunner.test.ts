@@ -1,7 +1,8 @@
 /**
  * The durable runtime across the death of real OS processes: each process
- * runs turn `t1` of session `s1` on `DurableRuntime.layer` over one SQLite
- * file, and is SIGKILLed while a handler runs.
+ * runs turn `t1` of session `s1` on `DurableRuntime.layer` over one journal
+ * (an SQLite file, or a PostgreSQL database), and is SIGKILLed while a
+ * handler runs.
  *
  * Core runs a turn's writes one at a time (a call that is not read-only
  * runs alone, after what comes before it), so one kill catches at most one
@@ -25,8 +26,10 @@ import * as Option from "effect/Option"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as CallJournal from "../src/CallJournal.js"
-import { journalLayer, tempDir } from "./fixtures/Files.js"
+import { tempDir } from "./fixtures/Files.js"
 import { bundle, spawn, survivors, waitUntil } from "./fixtures/Processes.js"
+import type { TestStorage } from "./fixtures/Storages.js"
+import { journalLayer, postgres, sqlite } from "./fixtures/Storages.js"
 
 const key = (callId: string) => IdempotencyKey.make({ sessionId: "s1", turnId: "t1" }, callId)
 const K = { ticket: key("c4"), email: key("c1"), put: key("c2"), read: key("c3") }
@@ -37,14 +40,14 @@ const resultsOf = (stdout: string): string => {
   return line!.slice("results ".length)
 }
 
-describe("DurableRuntime across killed processes", () => {
+const suite = (storage: TestStorage) =>
   it.live(
     "replays what finished, re-runs the read, retries the idempotent write with its key, never re-runs the email",
     () =>
       Effect.scoped(Effect.gen(function*() {
         const script = yield* bundle("TurnRunner")
         const dir = yield* tempDir
-        const file = NodePath.join(dir, "journal.db")
+        const spec = yield* storage.fresh
         const ledgerFile = NodePath.join(dir, "ledger.txt")
         NodeFs.writeFileSync(ledgerFile, "")
         const ledger = () => NodeFs.readFileSync(ledgerFile, "utf8").split("\n").filter((l) => l !== "")
@@ -54,7 +57,7 @@ describe("DurableRuntime across killed processes", () => {
         // in the ledger, and checks that nothing of it lives on.
         const killedIn = (name: string, block: string, line: string) =>
           Effect.gen(function*() {
-            const child = yield* spawn(script, [file, ledgerFile, `${token}-${name}`, block])
+            const child = yield* spawn(script, [spec, ledgerFile, `${token}-${name}`, block])
             yield* waitUntil(line, () => ledger().includes(line), child)
             assert.isFalse(child.hasExited(), `${name} is blocked in ${block}`)
             yield* child.kill
@@ -64,7 +67,7 @@ describe("DurableRuntime across killed processes", () => {
           })
         const completes = (name: string) =>
           Effect.gen(function*() {
-            const child = yield* spawn(script, [file, ledgerFile, `${token}-${name}`, "-"])
+            const child = yield* spawn(script, [spec, ledgerFile, `${token}-${name}`, "-"])
             const exit = yield* child.exited
             assert.deepStrictEqual(exit, { code: 0, signal: null }, child.stderr())
             return resultsOf(child.stdout())
@@ -120,7 +123,7 @@ describe("DurableRuntime across killed processes", () => {
         // The journal holds every call's one result, and the history says what happened to each.
         const calls = yield* Effect.provide(
           Effect.flatMap(CallJournal.CallJournal, (journal) => journal.listSession("s1")),
-          journalLayer(file)
+          journalLayer(spec)
         )
         const byId = new Map(calls.map((call) => [call.key.callId, call]))
         const history = (callId: string) =>
@@ -153,4 +156,7 @@ describe("DurableRuntime across killed processes", () => {
       })),
     60_000
   )
-})
+
+describe("DurableRuntime across killed processes over SQLite", () => suite(sqlite))
+
+describe("DurableRuntime across killed processes over PostgreSQL", () => suite(postgres()))

@@ -9,8 +9,10 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as NodeUtil from "node:util"
 import * as Storage from "../src/Storage.js"
 import { tempDb } from "./fixtures/Files.js"
+import { postgres } from "./fixtures/Storages.js"
 
 /** A second connection to the same file, as another process would hold it, that never waits. */
 const rawConnection = (file: string) =>
@@ -120,10 +122,39 @@ describe("Storage.parse", () => {
     }
   })
 
-  it.effect("says PostgreSQL is not supported yet, rather than pretending", () =>
+  it("refuses a postgres URL that does not parse, without quoting it", () => {
+    const parsed = Storage.parse("postgres://user:secret@[::1/db")
+    assert.isTrue(Either.isLeft(parsed))
+    assert.notInclude(NodeUtil.inspect(parsed, { depth: 10 }), "secret")
+  })
+})
+
+describe("Storage.layer over PostgreSQL", () => {
+  const server = postgres()
+
+  it.live("gives an SqlClient on the pg dialect for a postgres:// URL", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const spec = yield* server.fresh
+      const parsed = Either.getOrThrow(Storage.parse(spec))
+      assert.strictEqual(parsed._tag, "Postgres")
+      const sql = Context.get(yield* Layer.build(Storage.layer(parsed)), SqlClient.SqlClient)
+      assert.strictEqual(sql.onDialectOrElse({ pg: () => "pg", orElse: () => "other" }), "pg")
+      yield* sql`CREATE TABLE t (n BIGINT)`
+      yield* sql.withTransaction(sql`INSERT INTO t VALUES (${2 ** 40})`)
+      assert.deepStrictEqual(yield* sql`SELECT n FROM t`, [{ n: String(2 ** 40) }])
+    })))
+
+  it.live("fails to connect with a StorageError that names the code and quotes neither URL nor password", () =>
     Effect.gen(function*() {
-      const spec = Either.getOrThrow(Storage.parse("postgres://h/db"))
+      // A port nothing listens on: the server's own, once it is stopped, is not known here; port 1 is
+      // privileged and unused.
+      const spec = Either.getOrThrow(Storage.parse("postgres://ada:hunter2secret@127.0.0.1:1/db"))
+      assert.notInclude(NodeUtil.inspect(spec, { depth: 10 }), "hunter2secret")
       const error = yield* Effect.flip(Effect.scoped(Effect.provide(SqlClient.SqlClient, Storage.layer(spec))))
       assert.strictEqual(error._tag, "StorageError")
+      assert.strictEqual(error.message, "could not connect to PostgreSQL (ECONNREFUSED)")
+      const shown = NodeUtil.inspect(error, { depth: 10 }) + String(error) + JSON.stringify(error)
+      assert.notInclude(shown, "hunter2secret")
+      assert.notInclude(shown, "ada")
     }))
 })

@@ -1,45 +1,24 @@
 /**
- * Separate OS processes, each with its own connection, racing `begin` on
- * one journal file: the same keys (exactly one of them may run attempt 1)
- * and many keys of their own (contention on the write lock), with the
- * journal's migrations racing too on a fresh file. No `SQLITE_BUSY` may
- * escape.
+ * Separate OS processes, each with its own connection (or pool), racing
+ * `begin` on one journal, an SQLite file or a PostgreSQL database: the same
+ * keys (exactly one of them may run attempt 1) and many keys of their own
+ * (contention on the write lock, or on the rows), with the journal's
+ * migrations racing too on a fresh database. No error (`SQLITE_BUSY`, a
+ * conflict, a failed migration) may escape.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeChildProcess from "node:child_process"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
-import * as NodeUrl from "node:url"
 import * as CallJournal from "../src/CallJournal.js"
-import { journalLayer, tempDb } from "./fixtures/Files.js"
+import { bundle } from "./fixtures/Processes.js"
+import type { TestStorage } from "./fixtures/Storages.js"
+import { journalLayer, postgres, sqlite } from "./fixtures/Storages.js"
 
 const PROCESSES = 3
 const SHARED = 240
 const OWN = 120
-
-const packageDir = NodeUrl.fileURLToPath(new URL("..", import.meta.url))
-
-/** The racer as one plain JavaScript file in the package's `build`, so a process starts in a blink. */
-const bundle = Effect.promise(async () => {
-  const esbuild = await import("esbuild")
-  const outfile = NodePath.join(packageDir, "build", "test-racer", `racer.${process.pid}.mjs`)
-  await esbuild.build({
-    entryPoints: [NodePath.join(packageDir, "test", "fixtures", "Racer.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    conditions: ["@tool-runtime/source"],
-    // Native: loaded by Node from the package's own node_modules.
-    external: ["better-sqlite3"],
-    outfile,
-    logLevel: "warning"
-  })
-  return outfile
-})
 
 interface Report {
   readonly name: string
@@ -47,10 +26,10 @@ interface Report {
   readonly errors: ReadonlyArray<string>
 }
 
-const spawn = (script: string, file: string, name: string) =>
+const spawn = (script: string, spec: string, name: string) =>
   Effect.acquireRelease(
     Effect.sync(() =>
-      NodeChildProcess.spawn(process.execPath, [script, file, name, String(SHARED), String(OWN)], {
+      NodeChildProcess.spawn(process.execPath, [script, spec, name, String(SHARED), String(OWN)], {
         stdio: ["pipe", "pipe", "pipe"]
       })
     ),
@@ -77,17 +56,16 @@ const spawn = (script: string, file: string, name: string) =>
     return { go: Effect.sync(() => child.stdin.end("go\n")), ready, report }
   }))
 
-describe("CallJournal across processes", () => {
+const suite = (storage: TestStorage) =>
   it.live(
-    "gives exactly one process attempt 1 of each call, and lets no SQLITE_BUSY escape",
+    "gives exactly one process attempt 1 of each call, and lets no error escape",
     () =>
       Effect.scoped(Effect.gen(function*() {
-        const script = yield* bundle
-        yield* Effect.addFinalizer(() => Effect.sync(() => NodeFs.rmSync(script, { force: true })))
-        const file = yield* tempDb
+        const script = yield* bundle("Racer")
+        const spec = yield* storage.fresh
         const racers = yield* Effect.forEach(
           Array.from({ length: PROCESSES }, (_, i) => `p${i}`),
-          (name) => spawn(script, file, name)
+          (name) => spawn(script, spec, name)
         )
         yield* Effect.forEach(racers, (racer) => racer.ready, { concurrency: "unbounded" })
         yield* Effect.forEach(racers, (racer) => racer.go)
@@ -133,11 +111,17 @@ describe("CallJournal across processes", () => {
             const decisions = call.events.filter((e) => e.event !== "finished" && e.event !== "fenced")
             assert.strictEqual(decisions.length, PROCESSES)
           }
-          const inFlight = yield* sql`SELECT count(*) AS n FROM tr_calls WHERE state = 'started'`
-          assert.deepStrictEqual(inFlight, [{ n: 0 }])
+          // PostgreSQL's count is a BIGINT, read as a string.
+          const inFlight = yield* sql<
+            { n: number | string }
+          >`SELECT count(*) AS n FROM tr_calls WHERE state = 'started'`
+          assert.strictEqual(Number(inFlight[0]!.n), 0)
         })
-        yield* Effect.provide(checked, Layer.orDie(journalLayer(file)))
+        yield* Effect.provide(checked, Layer.orDie(journalLayer(spec)))
       })),
     60_000
   )
-})
+
+describe("CallJournal across processes over SQLite", () => suite(sqlite))
+
+describe("CallJournal across processes over PostgreSQL", () => suite(postgres()))
