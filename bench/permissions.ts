@@ -31,8 +31,11 @@
  * ratio to each. (The analysis reads the tree through one cursor walk,
  * `SyntaxSnapshot`, and the allow rules are indexed by program,
  * `RuleIndex`. With no hook to run, no link to follow and no audit
- * listener, a decision that allows runs as one synchronous step after the
- * span is opened: the figures are that path's, the span included.)
+ * listener, a decision that allows runs as one synchronous step; under
+ * Effect's built-in tracer, which exports nothing, it opens no span, since
+ * nothing runs inside it for anyone to see one: the figures are that
+ * path's. Under an exporting tracer the span is made, as in the no-op
+ * tracer row of section 2.)
  *
  * Run: pnpm bench:permissions (BENCH_ROUNDS=n rounds of the corpus,
  * BENCH_DECISIONS=n for the memory run, BENCH_SPAWNS=n processes a variant,

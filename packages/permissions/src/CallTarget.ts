@@ -128,11 +128,10 @@ export const lineCwds = (analysis: CommandLine.Analysis, location: Rule.Location
 export const lineWrites = (analysis: CommandLine.Analysis, location: Rule.Location): ReadonlyArray<string> => {
   if (analysis.writes.length === 0) return []
   const cwds = lineCwds(analysis, location)
-  return [
-    ...new Set(
-      analysis.writes.flatMap((path) => cwds.map((cwd) => Rule.resolve(path, { ...location, workspaceRoot: cwd })))
-    )
-  ]
+  // Loops, not `flatMap`: node 20's costs about as much as the rest of this together.
+  const written = new Set<string>()
+  for (const path of analysis.writes) for (const cwd of cwds) written.add(ReadReach.resolveIn(path, cwd))
+  return [...written]
 }
 
 /**

@@ -14,6 +14,8 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
 import type * as Tracer from "effect/Tracer"
 import type * as EngineConfig from "./EngineConfig.js"
 import type * as Mode from "./Mode.js"
@@ -56,6 +58,18 @@ export const start = (request: Policy.Request): Effect.Effect<Trace> =>
   )
 
 /**
+ * Whether anyone could see a span the fiber makes: tracing is on and the
+ * tracer exports. Effect's built-in tracer keeps its spans in memory and
+ * exports nothing, so under it (or with tracing off) a span is seen only by
+ * what runs inside it, through `Effect.currentSpan`.
+ *
+ * @since 0.4.0
+ * @category tracing
+ */
+export const exported = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
+  fiber.getFiberRef(FiberRef.currentTracerEnabled) && CallTrace.isExporting(fiber.currentTracer)
+
+/**
  * Ends the call's span with its exit redacted.
  *
  * @since 0.4.0
@@ -87,6 +101,9 @@ export const within = <A, E, R>(
 
 /**
  * The reports of one call: its trail, and how it records an allow or a deny.
+ * Made without a span (`undefined`), it records nothing until one is given
+ * (`open`): the engine opens a decision's span only once something is to
+ * run inside it, when nothing else could see it (see {@link exported}).
  *
  * @since 0.4.0
  * @category constructors
@@ -96,8 +113,9 @@ export const make = (
   mode: Mode.Mode,
   redact: (text: string) => string,
   config: Pick<EngineConfig.Config, "onDecision">,
-  trace: Trace
+  opened: Trace | undefined
 ) => {
+  let trace = opened
   const tool = request.tool
   const trail: Array<string> = []
   // Set once a sandbox rule applies, for the audit.
@@ -120,7 +138,9 @@ export const make = (
     reason: string,
     details: Details
   ): Effect.Effect<void> | undefined => {
-    const span = trace.span
+    const current = trace
+    if (current === undefined) throw new Error("a decision was recorded before its span was opened")
+    const span = current.span
     // The call's span is the current span of everything the decision runs.
     span.attribute("permission.outcome", outcome)
     span.attribute("permission.decided_by", decidedBy._tag)
@@ -128,14 +148,14 @@ export const make = (
     span.attribute("permission.asked", details.asked ?? false)
     span.attribute("permission.rewritten", details.rewritten)
     span.attribute("permission.sandbox_rule", sandboxRule ?? "")
-    if (!trace.values && listener === undefined) return undefined
+    if (!current.values && listener === undefined) return undefined
     const described = details.target === undefined ? undefined : RuleMatch.describeSubject(details.target)
     const redactedReason = redact(reason)
     const subject = described === undefined ? undefined : redact(described)
     const input = inputText(details.input)
     // The call's arguments, and the reason and subject that quote them (a command line, a path):
     // user data no redactor recognizes, recorded only when the application asks (`TraceValues`).
-    if (trace.values) {
+    if (current.values) {
       span.attribute("permission.reason", redactedReason)
       span.attribute("permission.subject", subject ?? "")
       span.attribute("permission.input", input)
@@ -194,7 +214,10 @@ export const make = (
   const setSandboxRule = (rule: PermissionAudit.SandboxRule) => {
     sandboxRule = rule
   }
-  return { trail, inputText, record, recordNow, quiet: listener === undefined, denied, setSandboxRule }
+  const open = (opening: Trace) => {
+    trace = opening
+  }
+  return { trail, inputText, record, recordNow, quiet: listener === undefined, denied, setSandboxRule, open }
 }
 
 /**

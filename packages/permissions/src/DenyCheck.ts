@@ -107,7 +107,7 @@ export const make = (options: {
       const cwds = RuleMatch.lineCwds(target.analysis, here)
       for (const written of target.analysis.writes) {
         for (const cwd of cwds) {
-          const path = Rule.resolve(written, { ...location, workspaceRoot: cwd })
+          const path = ReadReach.resolveIn(written, cwd)
           for (const lead of target.leadsTo(path)) {
             const rule = pathDenies.find((r) =>
               r.path !== undefined && Either.isRight(r.path) && r.path.right.test(lead)

@@ -59,13 +59,17 @@
  * Every decision is reported to `onDecision` and recorded on a span, with
  * the arguments redacted. The span ends with its exit redacted too (see
  * `CallTrace.redactExit`): an exporting tracer writes the exit into the
- * span's status and events, and a hook's failure can quote anything.
+ * span's status and events, and a hook's failure can quote anything. Under
+ * Effect's built-in tracer, which exports nothing, an allow inside which
+ * nothing runs (no hook, no listener, no link to follow) makes no span:
+ * nobody could ever see it.
  *
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Policy from "@tool-runtime/core/Policy"
 import * as Redactor from "@tool-runtime/core/Redactor"
+import type * as ToolError from "@tool-runtime/core/ToolError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -487,7 +491,7 @@ const makeWith = (
         return yield* settle(recorder, before, evaluate(request, mode, recorder, before, target))
       })
 
-    const authorize = (request: Policy.Request) =>
+    const spanned = (request: Policy.Request) =>
       Effect.flatMap(DecisionRecord.start(request), (trace) => {
         const mode = currentMode
         const recorder = DecisionRecord.make(request, mode, redact, config, trace)
@@ -525,6 +529,27 @@ const makeWith = (
           DecisionRecord.end(trace, redact, Exit.die(defect))
           throw defect
         }
+      })
+
+    const authorize = (request: Policy.Request) =>
+      Effect.withFiberRuntime<Policy.Verdict, ToolError.PermissionDenied | ToolError.HookFailed>((fiber) => {
+        // With no hook, no listener and no link to follow, nothing runs inside an allow's span: when
+        // no tracer exports it either, nobody could ever see it, and it is left out (it was about a
+        // fifth of what a typical decision adds to the parse). A hook or a link opens it first.
+        const before = config.onDecision === undefined && !DecisionRecord.exported(fiber)
+          ? PermissionHooks.unhooked(hooks, request)
+          : undefined
+        if (before === undefined || !TargetLinks.unchanged(fileSystem, before.subject)) return spanned(request)
+        const mode = currentMode
+        const recorder = DecisionRecord.make(request, mode, redact, config, undefined)
+        const step = evaluate(request, mode, recorder, before, RuleMatch.analyse(before.subject, location, commandLine))
+        if (step instanceof Allowed) return Exit.succeed(verdict(before.notes, before.input, before.rewritten))
+        // A denial, or a person to ask (the approver may read `Effect.currentSpan`): the span is
+        // opened now, the evaluation done, and what is left runs in it.
+        return Effect.flatMap(DecisionRecord.start(request), (trace) => {
+          recorder.open(trace)
+          return DecisionRecord.within(trace, redact, step)
+        })
       })
 
     return {

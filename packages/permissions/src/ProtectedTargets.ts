@@ -145,7 +145,12 @@ export const destructionOf = (target: CallTarget.Target, location: Rule.Location
   }
   // From every directory a `cd` could leave the command in: `cd / && rm -rf usr`.
   for (const cwd of CallTarget.lineCwds(target.analysis, location)) {
-    const from = { ...location, cwd }
+    // Every field `destructive` reads, written out: on node 20 a spread that adds a key costs about a microsecond.
+    const from: CommandRisk.Location = {
+      workspaceRoot: location.workspaceRoot,
+      homeDirectory: location.homeDirectory,
+      cwd
+    }
     for (const words of readings) {
       const why = CommandRisk.destructive(words, from)
       if (why !== undefined) return `${why} (${CommandLine.print(words)}${cwd === root ? "" : `, run in ${cwd}`})`

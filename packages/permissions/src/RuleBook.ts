@@ -13,6 +13,7 @@ import * as DenyCheck from "./DenyCheck.js"
 import * as EngineConfig from "./EngineConfig.js"
 import * as PathRule from "./PathRule.js"
 import * as ReadOnlyCommands from "./ReadOnlyCommands.js"
+import * as ReadReach from "./ReadReach.js"
 import * as Rule from "./Rule.js"
 import * as RuleMatch from "./RuleMatch.js"
 
@@ -54,7 +55,7 @@ export const make = (config: EngineConfig.Config) =>
         CommandRisk.fileCommandForm(words) &&
         words.slice(1).every((word) =>
           where.cwds.every((cwd) =>
-            where.leadsTo(Rule.resolve(word, { ...location, workspaceRoot: cwd })).every((path) =>
+            where.leadsTo(ReadReach.resolveIn(word, cwd)).every((path) =>
               RuleMatch.protectedIn(path, location) === undefined
             )
           )

@@ -254,8 +254,14 @@ export const allowOrGap = (
   const links = leadsTo === CallTarget.asWritten ? undefined : leadsTo
   const inside = (words: ReadonlyArray<string>) => {
     for (const cwd of cwds) {
-      // A link inside the workspace that leads out of it names a path outside.
-      const outside = CommandRisk.pathsOutside(words, { ...location, cwd }, links)[0]
+      // A link inside the workspace that leads out of it names a path outside. (Written out, not
+      // `{ ...location, cwd }`: on node 20 a spread that adds a key costs about a microsecond.)
+      const from: CommandRisk.Location = {
+        workspaceRoot: location.workspaceRoot,
+        homeDirectory: location.homeDirectory,
+        cwd
+      }
+      const outside = CommandRisk.pathsOutside(words, from, links)[0]
       if (outside !== undefined) {
         return fail(
           words[0] === "<"
@@ -282,7 +288,7 @@ export const allowOrGap = (
       for (const path of command.writes) {
         if (path === "/dev/null") continue
         // Where the file is written and where a link leads: an Edit rule must allow both.
-        if (!cwds.every((cwd) => leadsTo(Rule.resolve(path, { ...location, workspaceRoot: cwd })).every(writable))) {
+        if (!cwds.every((cwd) => leadsTo(ReadReach.resolveIn(path, cwd)).every(writable))) {
           return fail(
             `it writes ${path}, and no Edit rule allows writing there`,
             "Write files with the file tools, or tell the user what you need"

@@ -56,10 +56,14 @@ export const make = (fileSystem: Option.Option<FileSystem.FileSystem>, location:
 /**
  * Whether {@link make}'s function would return the target as it is: it has
  * no path to follow, or there is no file system to follow it in. The engine
- * then goes on without a step.
+ * then goes on without a step. It depends on the target's kind alone, so
+ * the call's subject, not yet analysed, tells it too.
  *
  * @since 0.4.0
  * @category constructors
  */
-export const unchanged = (fileSystem: Option.Option<FileSystem.FileSystem>, target: RuleMatch.Target): boolean =>
+export const unchanged = (
+  fileSystem: Option.Option<FileSystem.FileSystem>,
+  target: Pick<RuleMatch.Target, "_tag">
+): boolean =>
   target._tag === "None" || target._tag === "Url" || (target._tag === "Command" && Option.isNone(fileSystem))

@@ -9,10 +9,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as FastCheck from "effect/FastCheck"
 import * as Approver from "../src/Approver.js"
 import * as CommandLine from "../src/CommandLine.js"
 import * as ReadingSet from "../src/ReadingSet.js"
 import * as ReadReach from "../src/ReadReach.js"
+import * as Rule from "../src/Rule.js"
 import { engineWith, outcomeOf } from "./EngineHarness.js"
 import { bash, request } from "./SampleTools.js"
 
@@ -85,6 +87,26 @@ describe("the directories a later command may run in (afterCd)", () => {
       sorted(ReadReach.afterCd(["/w"], [["cd", "a"], ["cd", "b"]], location)),
       ["/w", "/w/a", "/w/a/b", "/w/b"]
     )
+  })
+})
+
+describe("a path resolved from a directory (resolveIn)", () => {
+  it("is the path resolved with that directory as the workspace, for every path and directory", () => {
+    const piece = FastCheck.constantFrom("a", "b.c", ".", "..", "...", "", "~", "-x", " ")
+    const path = FastCheck.array(piece, { maxLength: 5 }).chain((pieces) =>
+      FastCheck.boolean().map((absolute) => `${absolute ? "/" : ""}${pieces.join("/")}`)
+    )
+    const directory = FastCheck.oneof(
+      FastCheck.constantFrom("/", "/w", "/w/", "//w", "/w/./x", "/w/../..", "/.", "w", "", "."),
+      path
+    )
+    FastCheck.assert(
+      FastCheck.property(path, directory, (p, cwd) => {
+        assert.strictEqual(ReadReach.resolveIn(p, cwd), Rule.resolve(p, { ...location, workspaceRoot: cwd }))
+      }),
+      { numRuns: 2_000 }
+    )
+    assert.strictEqual(ReadReach.resolveIn("etc", "/"), "/etc")
   })
 })
 

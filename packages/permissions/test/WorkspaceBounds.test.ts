@@ -51,6 +51,8 @@ describe("the workspace's bounds", () => {
     ["run", "grep -f/home/dev/app/patterns x", "allow:rule"],
     ["run", "grep --file=/home/dev/app/patterns x", "allow:rule"],
     ["run", "cd src && cat x", "allow:rule"],
+    // A quoted `~` is a file's name, but read as the home directory the path must be inside too.
+    ["run", "cat '~/app/x'", "allow:rule"],
     // Siblings that share the workspace's name as a prefix.
     ["run", "cat /home/dev/app-secrets/key", "deny:mode"],
     ["run", "cat /home/dev/app-secrets", "deny:mode"],
@@ -71,6 +73,7 @@ describe("the workspace's bounds", () => {
     ["run", "grep --file=/home/dev/app-secrets/patterns x", "deny:mode"],
     ["run", "cat < /home/dev/app-secrets/key", "deny:mode"],
     ["run", "cd /home/dev/app-x", "deny:mode"],
+    ["run", "cat '~/app-x/f'", "deny:mode"],
     // What holds the workspace is outside it.
     ["run", "cat ..", "deny:mode"],
     ["run", "cat ../", "deny:mode"],
