@@ -36,7 +36,7 @@ const app = {
   name: "tool-runtime",
   // Kept by hand in step with package.json: importing JSON would pull the
   // manifest into the compiled program.
-  version: "0.4.0"
+  version: "0.5.0"
 }
 
 const config = CliConfig.defaultConfig

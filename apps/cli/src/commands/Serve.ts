@@ -43,7 +43,7 @@ export interface Flags {
   readonly tools: Option.Option<string>
 }
 
-const info = { name: "tool-runtime", version: "0.4.0" }
+const info = { name: "tool-runtime", version: "0.5.0" }
 
 /** What `Tool.make` returns, checked by shape: the module may hold its own copy of the core package. */
 const looksLikeTool = (value: unknown): value is Tool.Any =>
