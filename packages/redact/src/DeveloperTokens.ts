@@ -970,6 +970,8 @@ export const sidekiqUrl: Detector.Detector = {
   before: 0,
   after: 50,
   verify: (context, hit) => {
+    // The colon between the two halves first: most `://` start a URL with no credentials, and skip the expression.
+    if (context.text.charCodeAt(hit.start + 11) !== 58) return undefined
     const match = Detector.matchAt(sidekiqAuthority, context.text, hit.start)
     if (match === null) return undefined
     const start = hit.start + 3

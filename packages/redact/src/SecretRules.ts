@@ -1069,6 +1069,21 @@ const plainRun = (value: string): number => {
 }
 const afterWhich = [...`@:;,|[("'\``].map((ch) => ch.charCodeAt(0))
 
+const assignmentKeywords = ["pass", "pwd", "secret", "token", "key", "auth", "identified by", "mysql"]
+
+/**
+ * The keyword of a hit, lower case: one of `keywords` without a copy of
+ * the text (most hits are), else the hit's text (a longer keyword of
+ * another rule's that starts with one of them).
+ */
+const keywordOf = (text: string, hit: Detector.Hit, keywords: ReadonlyArray<string>): string => {
+  const length = hit.end - hit.start
+  for (const keyword of keywords) {
+    if (keyword.length === length && Detector.startsWithCaseless(text, hit.start, keyword)) return keyword
+  }
+  return text.slice(hit.start, hit.end).toLowerCase()
+}
+
 /**
  * Generic assignments: a key named like a password, secret, token, API or
  * private key, or auth, assigned a value that looks random
@@ -1088,12 +1103,12 @@ const afterWhich = [...`@:;,|[("'\``].map((ch) => ch.charCodeAt(0))
  */
 export const secretAssignment: Detector.Detector = {
   id: "secret-assignment",
-  triggers: [Detector.keyword("pass", "pwd", "secret", "token", "key", "auth", "identified by", "mysql")],
+  triggers: [Detector.keyword(...assignmentKeywords)],
   before: keyReach + 24,
   after: 1_200,
   verify: (context, hit) => {
     const text = context.text
-    const keyword = text.slice(hit.start, hit.end).toLowerCase()
+    const keyword = keywordOf(text, hit, assignmentKeywords)
     let from: number
     let quoted = false
     let xml = false

@@ -15,17 +15,23 @@
  * and it says whether the text holds a format character (`Invisible`), in
  * which case the rules read the text without them and it is scanned again.
  * Secrets and personal data are found in this one pass: the passes then
- * only walk their channel.
+ * only walk their channel. The gate channel also holds where a marker of
+ * an earlier redaction may open (`[R`), so that whether the text holds one
+ * costs no search of its own.
  *
  * The loop runs in WebAssembly with SIMD where the runtime has it (the
  * AssemblyScript source is `assembly/scan.ts`, its bytes are embedded in
- * `TextScanWasm`), over the text's UTF-8 bytes written into the module's
- * memory a segment at a time; elsewhere the same loop runs here in
- * TypeScript over `charCodeAt`. Both give the same channels for every text:
- * the tests compare them on random and hostile texts. A pair key is that of
- * the UTF-8 bytes: a character that is not ASCII ends in a continuation
- * byte, so the pair it makes with the next character is `0x80` and that
- * character, whose flags are those of the one-character literals alone.
+ * `TextScanWasm`), over the text copied into the module's memory a segment
+ * at a time: its UTF-16 units as the runtime holds them, where the runtime
+ * can copy them (a Node-style `Buffer`: a memory copy), else its UTF-8
+ * bytes (`TextEncoder`: an encoding pass, which costs as much as the scan);
+ * elsewhere the same loop runs here in TypeScript over `charCodeAt`. All
+ * three give the same channels for every text: the tests compare them on
+ * random and hostile texts. A character that is not ASCII makes no pair:
+ * read as UTF-8 it ends in a continuation byte, so the pair it makes with
+ * the next character is `0x80` and that character, whose flags are those
+ * of the one-character literals alone; read as UTF-16 or in TypeScript,
+ * the character counts as `0x80` in that pair.
  *
  * @since 0.4.0
  */
@@ -189,6 +195,17 @@ const push = (list: Growing, position: number): void => {
   list.data[list.length++] = position
 }
 
+/** Appends the first `n` positions of `from`. */
+const append = (list: Growing, from: Int32Array, n: number): void => {
+  if (list.length + n > list.data.length) {
+    const bigger = new Int32Array(Math.max(64, list.data.length * 2, list.length + n))
+    bigger.set(list.data.subarray(0, list.length))
+    list.data = bigger
+  }
+  list.data.set(from.subarray(0, n), list.length)
+  list.length += n
+}
+
 const indexOf = (lists: ReadonlyArray<Growing>, from: number): Index => ({
   format: false,
   from,
@@ -307,13 +324,21 @@ interface WasmExports {
     previous: number,
     positions: number,
     flags: number,
+    pairs: number,
     capacity: number,
     numbers: number
   ) => number
+  readonly scan16: WasmExports["scan"]
   readonly memory: { readonly buffer: ArrayBuffer; readonly grow: (pages: number) => number }
 }
 interface Utf8Encoder {
   readonly encodeInto: (text: string, into: Uint8Array) => { readonly read: number; readonly written: number }
+}
+/** What the scan uses of a Node-style `Buffer`, where the runtime has one (Node, Bun): a view that takes UTF-16. */
+interface BufferApi {
+  readonly from: (buffer: ArrayBuffer, offset: number, length: number) => {
+    readonly ucs2Write?: ((text: string, offset: number) => number) | undefined
+  }
 }
 
 // The module's memory (bytes): its own tables and results (see
@@ -326,7 +351,8 @@ const followerSetsAt = 147_456
 const maxCapacity = 1 << 15
 const positionsAt = 155_648
 const flagsAt = positionsAt + maxCapacity * 4
-const textAt = flagsAt + maxCapacity * 2
+const pairsAt = flagsAt + maxCapacity * 2
+const textAt = pairsAt + maxCapacity * 4
 /** The UTF-16 units of text written into the memory at a time: the memory stays about 1 MiB whatever the text. */
 const maxSegment = 1 << 18
 /** Units encoded past a segment, for the number shapes that start near its end (they read 10 bytes on). */
@@ -334,9 +360,18 @@ const lookahead = 16
 
 interface Machine {
   readonly scan: WasmExports["scan"]
+  readonly scan16: WasmExports["scan"]
+  /**
+   * Copies a string's UTF-16 units into the memory at the text's place, and
+   * returns how many: undefined where the runtime has no such copy.
+   */
+  readonly writeUnits: ((text: string) => number) | undefined
+  readonly units: Uint16Array
   readonly bytes: Uint8Array
   readonly positions: Int32Array
   readonly flags: Uint16Array
+  /** The word pairs' positions of a call, apart from the other events: copied at once. */
+  readonly pairs: Int32Array
   readonly results: Int32Array
   readonly encoder: Utf8Encoder
   /** The plan whose table is in the memory. */
@@ -360,6 +395,40 @@ const fromBase64 = (text: string): Uint8Array => {
     }
   }
   return out
+}
+
+/**
+ * The copy of a string's UTF-16 units into `buffer` at `at` (up to `length`
+ * bytes), where the runtime has one: a Node-style `Buffer` writes them as
+ * the runtime holds them, a memory copy, where encoding the text to UTF-8
+ * costs a pass of its own (in Node 20, as much as the scan, a sixth of all
+ * a clean text's redaction). Only the runtime's own: a `Buffer` a bundle
+ * puts on `globalThis` for a browser writes a character at a time, slower
+ * than `TextEncoder`. Only if a probe lands unit for unit, lone surrogates
+ * too, in the order the module reads (little-endian). Else undefined, and
+ * the scan reads UTF-8.
+ */
+const unitWriter = (buffer: ArrayBuffer, at: number, length: number): ((text: string) => number) | undefined => {
+  const api = (globalThis as { readonly Buffer?: BufferApi }).Buffer
+  if (typeof api?.from !== "function") return undefined
+  try {
+    const view = api.from(buffer, at, length)
+    const write = view.ucs2Write
+    if (typeof write !== "function" || !Function.prototype.toString.call(write).includes("[native code]")) {
+      return undefined
+    }
+    const probe = "a\u00e9\u2028\ud83d\ude00\udc00\ud800z"
+    const written = write.call(view, probe, 0)
+    const bytes = new Uint8Array(buffer, at, 2 * probe.length)
+    for (let i = 0; i < probe.length; i++) {
+      const code = probe.charCodeAt(i)
+      if (bytes[2 * i] !== (code & 255) || bytes[2 * i + 1] !== code >> 8) return undefined
+    }
+    if (written !== 2 * probe.length) return undefined
+    return (text) => write.call(view, text, 0) >> 1
+  } catch {
+    return undefined
+  }
 }
 
 /** The module, instantiated with its memory laid out; undefined where WebAssembly with SIMD cannot run. */
@@ -387,10 +456,14 @@ const instantiate = (): Machine | undefined => {
     if (supplementaryFormats.length > 8) return undefined
     return {
       scan: exports.scan,
+      scan16: exports.scan16,
+      writeUnits: unitWriter(buffer, textAt, 2 * (maxSegment + lookahead)),
+      units: new Uint16Array(buffer, textAt, maxSegment + lookahead + 64),
       bytes,
       positions: new Int32Array(buffer, positionsAt, maxCapacity),
       flags: new Uint16Array(buffer, flagsAt, maxCapacity),
-      results: new Int32Array(buffer, resultAt, 2),
+      pairs: new Int32Array(buffer, pairsAt, maxCapacity),
+      results: new Int32Array(buffer, resultAt, 3),
       encoder: new Encoder(),
       loaded: undefined
     }
@@ -406,6 +479,8 @@ const wasm = (): Machine | undefined => machine === null ? (machine = instantiat
 
 /** How the scan runs: the tests and the benchmark force one or the other. */
 let backend: "auto" | "wasm" | "typescript" = "auto"
+/** What the WebAssembly scan reads: the text's UTF-16 units where they can be copied (`auto`), or its UTF-8 bytes. */
+let input: "auto" | "utf-8" = "auto"
 let segmentUnits = maxSegment
 let capacity = maxCapacity
 
@@ -419,17 +494,19 @@ let capacity = maxCapacity
  */
 export const configure = (options: {
   readonly backend?: "auto" | "wasm" | "typescript" | undefined
+  readonly input?: "auto" | "utf-8" | undefined
   readonly segment?: number | undefined
   readonly capacity?: number | undefined
 }): boolean => {
   backend = options.backend ?? "auto"
+  input = options.input ?? "auto"
   segmentUnits = Math.max(2, Math.min(maxSegment, options.segment ?? maxSegment))
   capacity = Math.max(32, Math.min(maxCapacity, options.capacity ?? maxCapacity))
   return wasm() !== undefined
 }
 
-/** The scan over the text's UTF-8 bytes in WebAssembly, a segment at a time. */
-export const scanBytes = (plan: Plan, text: string, from: number): Index => {
+/** The module with the plan's tables in its memory. */
+const loaded = (plan: Plan): Machine => {
   const m = wasm()
   if (m === undefined) throw new Error("WebAssembly with SIMD is not available here")
   if (m.loaded !== plan) {
@@ -438,9 +515,75 @@ export const scanBytes = (plan: Plan, text: string, from: number): Index => {
     m.bytes.set(plan.followerSets, followerSetsAt)
     m.loaded = plan
   }
-  const { bytes, encoder, flags, positions, results } = m
+  return m
+}
+
+/** Takes the events of a call of the module into the channels: the word pairs' at once, the others one by one. */
+const take = (m: Machine, lists: ReadonlyArray<Growing>): void => {
+  const { flags, positions, results } = m
+  append(lists[pairChannel]!, m.pairs, results[2]!)
+  const count = results[0]!
+  for (let k = 0; k < count; k++) sort(lists, positions[k]!, flags[k]!)
+}
+
+/** Whether this runtime copies a text's UTF-16 units into the module's memory, for {@link scanUnits}. */
+export const copiesUnits = (): boolean => wasm()?.writeUnits !== undefined
+
+/**
+ * The scan over the text's UTF-16 units in WebAssembly, a segment at a
+ * time, where the runtime copies them into the memory
+ * ({@link copiesUnits}).
+ */
+export const scanUnits = (plan: Plan, text: string, from: number): Index => {
+  const m = loaded(plan)
+  const write = m.writeUnits
+  if (write === undefined) throw new Error("this runtime cannot copy UTF-16 into the WebAssembly memory")
+  const { units } = m
   const lists = Array.from({ length: channelCount }, growing)
-  const pairs = lists[pairChannel]!
+  const length = text.length
+  const numbers = plan.numbers ? 1 : 0
+  for (let start = from; start < length;) {
+    let end = Math.min(length, start + segmentUnits)
+    // A surrogate pair stays whole: its code point may be a format character.
+    if (end < length) {
+      const last = text.charCodeAt(end - 1)
+      if (last >= 0xd800 && last <= 0xdbff) end--
+    }
+    // The segment and the units after it a number shape or a pair reads on into, then zeros.
+    const stop = Math.min(length, end + lookahead)
+    const written = write(start === 0 && stop === length ? text : text.slice(start, stop))
+    units.fill(0, written, written + 32)
+    const n = end - start
+    let at = 0
+    for (;;) {
+      const before = start + at > 0 ? text.charCodeAt(start + at - 1) : 0
+      const reached = m.scan16(
+        textAt,
+        at,
+        n,
+        start + at,
+        before < 0x80 ? before : 0x80,
+        positionsAt,
+        flagsAt,
+        pairsAt,
+        capacity,
+        numbers
+      )
+      take(m, lists)
+      if (reached < 0) return formatFound(from)
+      if (reached >= n) break
+      at = reached
+    }
+    start = end
+  }
+  return indexOf(lists, from)
+}
+
+/** The scan over the text's UTF-8 bytes in WebAssembly, a segment at a time. */
+export const scanBytes = (plan: Plan, text: string, from: number): Index => {
+  const m = loaded(plan)
+  const { bytes, encoder, results } = m
+  const lists = Array.from({ length: channelCount }, growing)
   const length = text.length
   const numbers = plan.numbers ? 1 : 0
   for (let start = from; start < length;) {
@@ -459,13 +602,8 @@ export const scanBytes = (plan: Plan, text: string, from: number): Index => {
     let at = 0
     let unit = start
     for (;;) {
-      const reached = m.scan(textAt, at, n, unit, previous, positionsAt, flagsAt, capacity, numbers)
-      const count = results[0]!
-      for (let k = 0; k < count; k++) {
-        const flag = flags[k]!
-        if (flag === 1) push(pairs, positions[k]!)
-        else sort(lists, positions[k]!, flag)
-      }
+      const reached = m.scan(textAt, at, n, unit, previous, positionsAt, flagsAt, pairsAt, capacity, numbers)
+      take(m, lists)
       if (reached < 0) return formatFound(from)
       if (reached >= n) break
       at = reached
@@ -484,7 +622,9 @@ export const scanBytes = (plan: Plan, text: string, from: number): Index => {
 export const index = (plan: Plan, text: string, from: number): Index => {
   if (backend === "typescript") return scanChars(plan, text, from)
   // A few characters (a stream's step) cost less here than a call into the module and a copy.
-  if (backend === "wasm" || (text.length - from >= wasmFrom && wasm() !== undefined)) return scanBytes(plan, text, from)
+  if (backend === "wasm" || (text.length - from >= wasmFrom && wasm() !== undefined)) {
+    return input === "auto" && copiesUnits() ? scanUnits(plan, text, from) : scanBytes(plan, text, from)
+  }
   return scanChars(plan, text, from)
 }
 

@@ -99,6 +99,12 @@ const operator =
 
 const isBlank = (code: number): boolean => code === 32 || code === 9
 
+/** The length of the match of a sticky `pattern` at `at`, or -1: a test, which builds no match. */
+const lengthAt = (pattern: RegExp, text: string, at: number): number => {
+  pattern.lastIndex = at
+  return pattern.test(text) ? pattern.lastIndex - at : -1
+}
+
 /**
  * Whether {@link operator} can match at `at`, at the cost of a few loads:
  * past its closing quotes or brackets (at most two) and at most five
@@ -166,7 +172,8 @@ const identifierEnd = (text: string, hit: Detector.Hit): number => {
 const separators = /[_.-]/
 const separatorsAll = /[_.-]/g
 
-const identifierAround = (context: Detector.Context, hit: Detector.Hit, end: number): Identifier | undefined => {
+/** Where the identifier around a hit starts; -1 when it is a part of a path, a URL or an address. */
+const identifierStart = (context: Detector.Context, hit: Detector.Hit): number => {
   const text = context.text
   let start = hit.start
   while (
@@ -176,7 +183,20 @@ const identifierAround = (context: Detector.Context, hit: Detector.Hit, end: num
     start--
   }
   const outside = start > context.floor ? text.charCodeAt(start - 1) : 32
-  if (outside === 47 || outside === 92 || outside === 64) return undefined
+  return outside === 47 || outside === 92 || outside === 64 ? -1 : start
+}
+
+/**
+ * Whether a part of the identifier from `start` to `end` starts at `i`,
+ * where `code` is (no separator) after `previous`.
+ */
+const startsPart = (text: string, start: number, end: number, i: number, code: number, previous: number): boolean =>
+  i === start || isSeparator(previous) || (isUpper(code) && !isUpper(previous)) ||
+  // The `K` of `APIKey` starts a part.
+  (isUpper(code) && isUpper(previous) && i + 1 < end && isLower(text.charCodeAt(i + 1))) ||
+  (Detector.isDigit(code) !== Detector.isDigit(previous))
+
+const identifierAround = (text: string, start: number, end: number): Identifier => {
   // The identifier's characters are ASCII letters, digits and separators: joined, its letters lower-cased
   // and its separators left out, built at once rather than a character at a time.
   let joined = text.slice(start, end)
@@ -191,19 +211,40 @@ const identifierAround = (context: Detector.Context, hit: Detector.Hit, end: num
       previous = code
       continue
     }
-    if (
-      i === start || isSeparator(previous) || (isUpper(code) && !isUpper(previous)) ||
-      // The `K` of `APIKey` starts a part.
-      (isUpper(code) && isUpper(previous) && i + 1 < end && isLower(text.charCodeAt(i + 1))) ||
-      (Detector.isDigit(code) !== Detector.isDigit(previous))
-    ) {
-      boundaries.push(length)
-    }
+    if (startsPart(text, start, end, i, code, previous)) boundaries.push(length)
     length++
     previous = code
   }
   boundaries.push(length)
   return { start, end, joined, boundaries }
+}
+
+/**
+ * The first {@link headLength} characters of an identifier's joined form
+ * from `i` on (lower-cased, separators left out) as a number, 7 bits a
+ * character; -1 when fewer are left before `end`.
+ */
+const headAt = (text: string, i: number, end: number): number => {
+  let head = 0
+  let n = 0
+  for (let k = i; k < end && n < headLength; k++) {
+    const code = text.charCodeAt(k)
+    if (isSeparator(code)) continue
+    head = head * 128 + (isUpper(code) ? code + 32 : code)
+    n++
+  }
+  return n === headLength ? head : -1
+}
+
+/** A name's head as {@link headAt} reads it from a key; undefined for a head no key can hold. */
+const headOf = (name: string): number | undefined => {
+  let head = 0
+  for (let k = 0; k < headLength; k++) {
+    const code = name.charCodeAt(k)
+    if (!(code < 128) || isSeparator(code)) return undefined
+    head = head * 128 + code
+  }
+  return head
 }
 
 const keyedSpecs = new WeakMap<Detector.Detector, KeyedOptions>()
@@ -228,6 +269,28 @@ const dispatch = (id: string, specs: ReadonlyArray<KeyedOptions>, words: Readonl
       }
     }
   })
+  // The heads of the names, as numbers: a key none of whose parts starts with one names no service, which
+  // is told without building its joined form (most keys: `key`, `password`, `api_token`). Only while every
+  // name is indexed by its head.
+  const heads = short.length > 0 ? undefined : new Set<number>()
+  for (const head of byHead.keys()) {
+    const code = headOf(head)
+    if (code !== undefined) heads?.add(code)
+  }
+  const mayName = (text: string, start: number, end: number): boolean => {
+    if (heads === undefined) return true
+    let previous = 32
+    for (let i = start; i < end; i++) {
+      const code = text.charCodeAt(i)
+      if (isSeparator(code)) {
+        previous = code
+        continue
+      }
+      if (startsPart(text, start, end, i, code, previous) && heads.has(headAt(text, i, end))) return true
+      previous = code
+    }
+    return false
+  }
   const named = (identifier: Identifier): ReadonlyArray<number> => {
     const { boundaries, joined } = identifier
     const orders: Array<number> = []
@@ -252,13 +315,13 @@ const dispatch = (id: string, specs: ReadonlyArray<KeyedOptions>, words: Readonl
     verify: (context, hit) => {
       // The operator first: most credential words in code are not a key being assigned.
       const end = identifierEnd(context.text, hit)
-      const op = mayAssign(context.text, end) ? Detector.matchAt(operator, context.text, end) : null
-      if (op === null || op[0].length > operatorReach) return undefined
-      const identifier = identifierAround(context, hit, end)
-      if (identifier === undefined) return undefined
-      const orders = named(identifier)
+      const op = mayAssign(context.text, end) ? lengthAt(operator, context.text, end) : -1
+      if (op < 0 || op > operatorReach) return undefined
+      const from = identifierStart(context, hit)
+      if (from < 0 || !mayName(context.text, from, end)) return undefined
+      const orders = named(identifierAround(context.text, from, end))
       if (orders.length === 0) return undefined
-      const start = end + op[0].length
+      const start = end + op
       for (const order of orders) {
         const spec = specs[order]!
         const match = Detector.matchAt(spec.value, context.text, start)

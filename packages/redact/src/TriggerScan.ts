@@ -85,7 +85,11 @@ interface Word {
   readonly caseless: boolean
   /** Where in the word the scan's bigram is. */
   readonly offset: number
-  /** For a prefix, its detector; for a keyword, the detectors of every keyword it starts with, in catalogue order. */
+  /**
+   * For a prefix, its detector, or the detectors of a run of rules with the
+   * same prefix ({@link mergeRuns}); for a keyword, the detectors of every
+   * keyword it starts with, in catalogue order.
+   */
   readonly detectors: ReadonlyArray<Detector.Detector>
   readonly order: number
   /** The first character's code, lower-cased for a keyword. */
@@ -137,6 +141,30 @@ export const bigramOffset = (word: string, caseless: boolean): number => {
     }
   }
   return best
+}
+
+/**
+ * A bucket (in catalogue order) with each run of the same prefix, the same
+ * literal of several rules (`://`), made one word with the run's detectors:
+ * its hits then share one hit and one list of detectors, where apart each
+ * took a hit and a place in lists of its own (most of what the scan
+ * allocated). Only a run: the order of the detectors at a start stays the
+ * catalogue's.
+ */
+const mergeRuns = (bucket: ReadonlyArray<Word>): Array<Word> => {
+  const out: Array<Word> = []
+  for (const word of bucket) {
+    const last = out[out.length - 1]
+    if (
+      last !== undefined && !word.caseless && !last.caseless && last.text === word.text &&
+      last.offset === word.offset && last.filter?.source === word.filter?.source
+    ) {
+      out[out.length - 1] = { ...last, detectors: [...last.detectors, ...word.detectors] }
+    } else {
+      out.push(word)
+    }
+  }
+  return out
 }
 
 /** The table key of the pair that ends at `i`. */
@@ -237,7 +265,7 @@ export const triggerPass = (
       for (const second of variants(word.text[word.offset + 1]!, word.caseless)) add((first << 8) | second, word)
     }
   }
-  for (const bucket of buckets) bucket.sort((a, b) => a.order - b.order)
+  for (let b = 0; b < buckets.length; b++) buckets[b] = mergeRuns(buckets[b]!.sort((x, y) => x.order - y.order))
   const present = new Uint8Array(65_536)
   for (let key = 0; key < 65_536; key++) present[key] = table[key] === 0 ? 0 : 1
   // The text scan reads UTF-8 bytes: it serves words of ASCII characters, which every built-in rule has.
@@ -272,8 +300,9 @@ export const triggerPass = (
     word.filter.lastIndex = start
     return word.filter.test(text)
   }
-  // Where `next` last stopped: the position at which it saw its word.
+  // Where `next` last stopped: the position at which it saw its word, and the bucket of the pair there.
   let seenAt = 0
+  let seen: ReadonlyArray<Word> = []
   /** The earliest start, at `min` or later, of the words in the bucket seen at `i`; -1 if none. */
   const check = (text: string, bucket: ReadonlyArray<Word>, i: number, min: number): number => {
     let found = -1
@@ -302,10 +331,12 @@ export const triggerPass = (
       const positions = candidates.positions
       for (let k = TextScan.seek(candidates, from); k < candidates.length; k++) {
         const i = positions[k]!
-        const found = check(text, bucketOf[((text.charCodeAt(i - 1) & 255) << 8) | (text.charCodeAt(i) & 255)]!, i, 0)
+        const bucket = bucketOf[((text.charCodeAt(i - 1) & 255) << 8) | (text.charCodeAt(i) & 255)]!
+        const found = check(text, bucket, i, 0)
         if (found >= 0) {
           candidates.cursor = k
           seenAt = i
+          seen = bucket
           return found
         }
       }
@@ -316,9 +347,11 @@ export const triggerPass = (
     for (let i = from; i < end; i++) {
       i = scanChars(text, present, i, end)
       if (i < 0) return -1
-      const found = check(text, buckets[table[pairAt(text, i)]! - 1]!, i, 0)
+      const bucket = buckets[table[pairAt(text, i)]! - 1]!
+      const found = check(text, bucket, i, 0)
       if (found >= 0) {
         seenAt = i
+        seen = bucket
         return found
       }
     }
@@ -366,8 +399,11 @@ export const triggerPass = (
         else if (word.text.length > keywords[same]!.text.length) keywords[same] = word
         continue
       }
-      ;(hits ??= []).push({ start, end: start + word.text.length, match: undefined })
-      ;(detectors ??= []).push(word.detectors[0]!)
+      const hit: Detector.Hit = { start, end: start + word.text.length, match: undefined }
+      for (const detector of word.detectors) {
+        ;(hits ??= []).push(hit)
+        ;(detectors ??= []).push(detector)
+      }
     }
     if (keyword !== undefined && keywords === undefined && hits === undefined) {
       // The usual case, a keyword alone, shares its list of detectors.
@@ -396,7 +432,7 @@ export const triggerPass = (
       // Every word seen from `from` on, wherever it starts: one that starts
       // before `from` is the engine's to discard.
       if (next(text, from, candidates) < 0) return undefined
-      return at(text, buckets[table[pairAt(text, seenAt)]! - 1]!, seenAt)
+      return at(text, seen, seenAt)
     },
     pairs
   }

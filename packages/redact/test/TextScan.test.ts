@@ -1,5 +1,6 @@
 // The text scan's promise: one pass over the text finds every candidate of
-// every pass, the same in WebAssembly and in TypeScript, whatever the text
+// every pass, the same in WebAssembly (over the text's UTF-8 bytes and over
+// its UTF-16 units) and in TypeScript, whatever the text
 // (ASCII or not, lone surrogates, format characters, millions of units),
 // wherever the scan starts and however the WebAssembly scan is cut into
 // segments and calls; and a pass that walks its candidates finds exactly
@@ -11,6 +12,7 @@ import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Detector from "../src/Detector.js"
 import * as Invisible from "../src/Invisible.js"
 import * as PersonalData from "../src/PersonalData.js"
 import * as Redactor from "../src/Redactor.js"
@@ -26,6 +28,21 @@ const packageDir = Path.join(import.meta.dirname, "..")
 // The default redactor's engine, as `Redactor.make()` compiles it.
 const engine = RuleRunner.compile([...TokenRule.mergeKeyed(SecretRules.catalogue), ...PersonalData.detectors()], [])
 const plan = engine.plan!
+// The secrets-only engine's plan looks for no number shape: the scans skip that work, alike.
+const secretsPlan = RuleRunner.compile(TokenRule.mergeKeyed(SecretRules.catalogue), []).plan!
+// A plan whose word pairs are also other channels' events: a marker's pair (`[R`), one-character literals
+// (`@`, `(`, `+`) and the first digit of number shapes (`a1`). The WebAssembly scan lists word pairs apart
+// from the other events: a position with both must be in both.
+const overlapping = RuleRunner.compile([
+  ...PersonalData.detectors(),
+  {
+    id: "overlap",
+    triggers: [Detector.prefix("k@", "q(", "z+", "a1", "[R")],
+    before: 0,
+    after: 4,
+    verify: () => undefined
+  }
+], []).plan!
 
 /** Runs `f` with the scan configured so, and the default configuration back after. */
 const configured = <A>(options: Parameters<typeof TextScan.configure>[0], f: () => A): A => {
@@ -43,12 +60,36 @@ const plain = (index: TextScan.Index) => ({
   channels: index.channels.map((c) => Array.from(c.positions.subarray(0, c.length)))
 })
 
-/** Asserts that both scans give the same channels; the TypeScript scan's. */
-const same = (text: string, from: number, segment?: number, capacity?: number) => {
-  const expected = plain(TextScan.scanChars(plan, text, from))
-  const got = configured({ segment, capacity }, () => plain(TextScan.scanBytes(plan, text, from)))
-  assert.deepStrictEqual(got, expected, `from ${from}, segments of ${segment}, ${capacity} events a call`)
+/**
+ * Asserts that the scans give the same channels: in TypeScript, and in
+ * WebAssembly over the text's UTF-8 bytes and over its UTF-16 units.
+ * Returns the TypeScript scan's.
+ */
+const same = (text: string, from: number, segment?: number, capacity?: number, planned = plan) => {
+  const expected = plain(TextScan.scanChars(planned, text, from))
+  const where = `from ${from}, segments of ${segment}, ${capacity} events a call`
+  const bytes = configured({ segment, capacity }, () => plain(TextScan.scanBytes(planned, text, from)))
+  agree(bytes, expected, `UTF-8, ${where}`)
+  const units = configured({ segment, capacity }, () => plain(TextScan.scanUnits(planned, text, from)))
+  agree(units, expected, `UTF-16, ${where}`)
   return expected
+}
+
+/**
+ * Asserts that two scans' channels are equal, showing where they first
+ * differ: a diff of two channels of a million positions would take the
+ * assertion minutes to print.
+ */
+const agree = (got: ReturnType<typeof plain>, expected: ReturnType<typeof plain>, message: string) => {
+  assert.deepStrictEqual([got.format, got.from], [expected.format, expected.from], message)
+  got.channels.forEach((channel, c) => {
+    const other = expected.channels[c]!
+    let k = 0
+    while (k < channel.length && k < other.length && channel[k] === other[k]) k++
+    const around = (list: ReadonlyArray<number>) => list.slice(Math.max(0, k - 2), k + 6)
+    assert.deepStrictEqual(around(channel), around(other), `${message}: channel ${c}, from its position ${k}`)
+    assert.strictEqual(channel.length, other.length, `${message}: channel ${c}'s length`)
+  })
 }
 
 const piece = FastCheck.oneof(
@@ -69,7 +110,12 @@ const piece = FastCheck.oneof(
       ".ingest.",
       "-us12 ",
       "%7C",
-      "xoxb-"
+      "xoxb-",
+      "k@",
+      "q(",
+      "z+",
+      "a1",
+      "[REDACTED:"
     )
   },
   {
@@ -102,8 +148,9 @@ const piece = FastCheck.oneof(
 const hostile = FastCheck.array(piece, { maxLength: 200 }).map((parts) => parts.join(""))
 
 describe("TextScan: the WebAssembly scan and the TypeScript scan", () => {
-  it("WebAssembly with SIMD runs here, so the tests compare the two", () => {
+  it("WebAssembly with SIMD runs here, and copies UTF-16 into its memory, so the tests compare the three", () => {
     assert.isTrue(TextScan.configure({}))
+    assert.isTrue(TextScan.copiesUnits())
   })
 
   it.prop(
@@ -114,6 +161,8 @@ describe("TextScan: the WebAssembly scan and the TypeScript scan", () => {
       same(text, 0)
       same(text, from)
       same(text, from, segment, capacity)
+      same(text, from, segment, capacity, secretsPlan)
+      same(text, from, segment, capacity, overlapping)
     },
     { fastCheck: { numRuns: 400 } }
   )
@@ -151,6 +200,48 @@ describe("TextScan: the WebAssembly scan and the TypeScript scan", () => {
     assert.isAbove(shapes.length, 3)
   })
 
+  it("record a position that is a word pair's and another channel's in both", () => {
+    // `[R`, `k@`, `q(`, `z+` in the table; `a1` where a number shape starts at its digit.
+    const both = Array.from(overlapping.table).filter((flags) => (flags & 1) !== 0 && flags !== 1).length
+    assert.strictEqual(both, 4)
+    const text = "k@x q(415) 555-0134 z+44 20 7946 0958 a13812345678 a123-456-7890 [REDACTED:x] ".repeat(20)
+    const index = same(text, 0, undefined, undefined, overlapping)
+    same(text, 3, 50, 32, overlapping)
+    const pairs = index.channels[TextScan.pairChannel]!
+    for (const word of ["k@", "q(", "z+", "a1", "[R"]) assert.include(pairs, text.indexOf(word) + 1, word)
+    assert.include(index.channels[TextScan.numberChannel]!, text.indexOf("a1") + 1)
+  })
+
+  it("a character that is not ASCII makes no pair with the next, whatever its low byte", () => {
+    // Read as UTF-16, U+0170 holds the byte of `p`, and a lone U+DC70 too: the pair either makes with
+    // the next character is that of any character that is not ASCII, as in TypeScript. Before every
+    // pair of the table, with a character that may follow it.
+    const parts: Array<string> = []
+    for (const built of [plan, secretsPlan, overlapping]) {
+      for (let key = 0; key < 65_536; key++) {
+        const previous = key & 255
+        const current = key >> 8
+        if (built.table[key] === 0 || previous >= 0x80) continue
+        const set = built.followers[key]!
+        let follower = 120
+        for (let code = 0; set !== 0 && code < 0x80; code++) {
+          if (((built.followerSets[set * 32 + (code >> 3)]! >> (code & 7)) & 1) === 1) {
+            follower = code
+            break
+          }
+        }
+        for (const high of [0x100, 0x7f00, 0xdc00]) {
+          parts.push(String.fromCharCode(high + previous, current, follower, 32))
+        }
+      }
+    }
+    const text = parts.join("")
+    for (const built of [plan, secretsPlan, overlapping]) {
+      same(text, 0, undefined, undefined, built)
+      same(text, 1, 100, 40, built)
+    }
+  })
+
   it("on texts of four million units, ASCII and not, with a format character at the end or none", () => {
     const unit = `ts=2026 ghp_${noise(36, 1)} 字 user@corp.io 138-1234-5678 (415) 555-0134 😀 password=x|y\n`
     const long = unit.repeat(Math.ceil(4_000_000 / unit.length))
@@ -159,6 +250,11 @@ describe("TextScan: the WebAssembly scan and the TypeScript scan", () => {
     assert.isFalse(index.format)
     assert.isAbove(index.channels[TextScan.numberChannel]!.length, 20_000)
     same(long, 1_234_567)
+    same(long, 7, undefined, undefined, secretsPlan)
+    // Dense with events, more of each kind in one segment than a call of the WebAssembly scan can list.
+    const dense = "token|pass@key(".repeat(300_000)
+    assert.isAbove(same(dense, 0).channels[TextScan.pairChannel]!.length, 600_000)
+    same(dense, 5, undefined, undefined, secretsPlan)
     assert.isTrue(same(long + "\u200b", 0).format)
     assert.isTrue(same("\u{E0041}" + long, 0).format)
   })
@@ -222,8 +318,10 @@ describe("TextScan: redaction in WebAssembly and in TypeScript", () => {
   const sampleText = samples.flatMap((s) => [...s.positives.map((p) => p.text), ...s.negatives]).join("\n")
   const both = (f: () => Redactor.Redaction) => {
     const wasm = configured({ backend: "wasm", segment: 4_096, capacity: 64 }, f)
+    const utf8 = configured({ backend: "wasm", input: "utf-8", segment: 4_096, capacity: 64 }, f)
     const typescript = configured({ backend: "typescript" }, f)
     assert.deepStrictEqual(wasm, typescript)
+    assert.deepStrictEqual(utf8, typescript)
     return wasm
   }
 
@@ -237,6 +335,30 @@ describe("TextScan: redaction in WebAssembly and in TypeScript", () => {
     assert.notInclude(out.text, token)
   })
 
+  it("tell where a text holds an earlier marker, for a hit inside its id to start nothing", () => {
+    // Whether a long text holds a marker is read from the scan's gate channel, not searched for: a
+    // marker missed there would let `TOK` inside its id be redacted, and redacting twice would differ.
+    const tok = Redactor.make({
+      replaceDefaultRules: [{
+        id: "tok",
+        triggers: [Detector.prefix("TOK")],
+        before: 0,
+        after: 10,
+        verify: (_, hit) => ({ start: hit.start, end: hit.start + 10 })
+      }],
+      personalData: false
+    })
+    const filler = "a log line with nothing to find in it [R]\n".repeat(30)
+    for (const marker of ["[REDACTED:TOK1234567]", `[REDACTED:${"a".repeat(40)}TOK1234567]`]) {
+      for (const text of [marker + filler, filler + marker, `${filler}${marker} é ${filler}`]) {
+        assert.strictEqual(both(() => tok.redact(text)).text, text)
+      }
+    }
+    const once = both(() => tok.redact(`${filler} TOK1234567 ${filler}`)).text
+    assert.include(once, "[REDACTED:tok]")
+    assert.strictEqual(both(() => tok.redact(once)).text, once)
+  })
+
   it.prop(
     "a stream in WebAssembly gives the whole text's output in TypeScript, whatever the chunking",
     {
@@ -244,12 +366,13 @@ describe("TextScan: redaction in WebAssembly and in TypeScript", () => {
         maxLength: 300
       }),
       chunk: FastCheck.integer({ min: 1, max: 3_000 }),
-      batch: FastCheck.oneof(FastCheck.constant(undefined), FastCheck.integer({ min: 1, max: 2_000 }))
+      batch: FastCheck.oneof(FastCheck.constant(undefined), FastCheck.integer({ min: 1, max: 2_000 })),
+      input: FastCheck.constantFrom("auto" as const, "utf-8" as const)
     },
-    ({ batch, chunk, parts }) => {
+    ({ batch, chunk, input, parts }) => {
       const text = parts.join("\n")
       const whole = configured({ backend: "typescript" }, () => redactor.redact(text))
-      const streamed = configured({ backend: "wasm", segment: 1_000, capacity: 40 }, () => {
+      const streamed = configured({ backend: "wasm", input, segment: 1_000, capacity: 40 }, () => {
         const stream = redactor.stream({ batch })
         let out = ""
         let count = 0
