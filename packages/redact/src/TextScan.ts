@@ -529,6 +529,14 @@ const take = (m: Machine, lists: ReadonlyArray<Growing>): void => {
 /** Whether this runtime copies a text's UTF-16 units into the module's memory, for {@link scanUnits}. */
 export const copiesUnits = (): boolean => wasm()?.writeUnits !== undefined
 
+/** Where the segment from `start` ends: a surrogate pair stays whole, as its code point may be a format character. */
+const segmentEnd = (text: string, start: number): number => {
+  const end = Math.min(text.length, start + segmentUnits)
+  if (end === text.length) return end
+  const last = text.charCodeAt(end - 1)
+  return last >= 0xd800 && last <= 0xdbff ? end - 1 : end
+}
+
 /**
  * The scan over the text's UTF-16 units in WebAssembly, a segment at a
  * time, where the runtime copies them into the memory
@@ -543,12 +551,7 @@ export const scanUnits = (plan: Plan, text: string, from: number): Index => {
   const length = text.length
   const numbers = plan.numbers ? 1 : 0
   for (let start = from; start < length;) {
-    let end = Math.min(length, start + segmentUnits)
-    // A surrogate pair stays whole: its code point may be a format character.
-    if (end < length) {
-      const last = text.charCodeAt(end - 1)
-      if (last >= 0xd800 && last <= 0xdbff) end--
-    }
+    const end = segmentEnd(text, start)
     // The segment and the units after it a number shape or a pair reads on into, then zeros.
     const stop = Math.min(length, end + lookahead)
     const written = write(start === 0 && stop === length ? text : text.slice(start, stop))
@@ -587,12 +590,7 @@ export const scanBytes = (plan: Plan, text: string, from: number): Index => {
   const length = text.length
   const numbers = plan.numbers ? 1 : 0
   for (let start = from; start < length;) {
-    let end = Math.min(length, start + segmentUnits)
-    // A surrogate pair stays whole: its code point may be a format character.
-    if (end < length) {
-      const last = text.charCodeAt(end - 1)
-      if (last >= 0xd800 && last <= 0xdbff) end--
-    }
+    const end = segmentEnd(text, start)
     const segment = start === 0 && end === length ? text : text.slice(start, end)
     const n = encoder.encodeInto(segment, bytes.subarray(textAt, textAt + 3 * segment.length)).written
     const ahead = encoder.encodeInto(text.slice(end, end + lookahead), bytes.subarray(textAt + n)).written
