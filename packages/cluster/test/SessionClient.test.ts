@@ -14,6 +14,7 @@ import * as Registry from "@tool-runtime/core/Registry"
 import * as Tool from "@tool-runtime/core/Tool"
 import type * as ToolResult from "@tool-runtime/core/ToolResult"
 import * as ToolRuntime from "@tool-runtime/core/ToolRuntime"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import * as Layer from "effect/Layer"
@@ -161,7 +162,7 @@ describe("SessionEntity wire", () => {
 describe("SessionClient without an answer", () => {
   /** A client over a fresh file, with no runner anywhere. */
   const withClient = <A, E>(
-    turnTimeout: string,
+    turnTimeout: Duration.DurationInput,
     body: Effect.Effect<A, E, ToolRuntime.ToolRuntime | CallJournal.CallJournal>
   ) =>
     Effect.scoped(Effect.gen(function*() {
