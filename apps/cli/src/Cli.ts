@@ -23,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as CliError from "./CliError.js"
 import * as Agent from "./commands/Agent.js"
+import * as Cluster from "./commands/Cluster.js"
 import * as Code from "./commands/Code.js"
 import * as Demo from "./commands/Demo.js"
 import * as Mcp from "./commands/Mcp.js"
@@ -58,7 +59,8 @@ const root = Command.make(app.name, {}, () => rootHelp).pipe(
     Permissions.command,
     Agent.command,
     Serve.command,
-    Mcp.command
+    Mcp.command,
+    Cluster.command
   ])
 )
 
