@@ -188,6 +188,10 @@ export const layerRunner = (
   Storage.StorageError | SqlError | Migrator.MigrationError | SocketServer.SocketServerError,
   Registry.Registry | Policy.Policy | Redactor.Redactor | ArtifactStore.ArtifactStore
 > => {
+  // Port 0 would listen somewhere and register an address nobody can reach.
+  if (!Number.isInteger(options.port) || options.port < 1 || options.port > 65_535) {
+    return Layer.die(new Error(`a runner's port must be a whole number from 1 to 65535, got ${options.port}`))
+  }
   const address = RunnerAddress.make(options.host, options.port)
   const runnerId = options.runnerId ?? `${options.host}:${options.port}/${process.pid}`
   const runtime = ToolRuntime.layer(options.runtime).pipe(
