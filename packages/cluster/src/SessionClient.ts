@@ -42,6 +42,13 @@ export interface Options {
    * the turn is interrupted on its runner. Default 30 minutes.
    */
   readonly turnTimeout?: Duration.DurationInput | undefined
+  /**
+   * Once a turn is stopped (`interruptWhen`, `turnTimeout`), how long to wait
+   * for its runner to stop the calls still running and record how they
+   * ended, before answering with what the journal holds. Keep it above the
+   * runners' `cleanupTimeout` (5 s by default). Default 6 seconds.
+   */
+  readonly settleTimeout?: Duration.DurationInput | undefined
   /** The journal's resume rules; the same in every process of a cluster. */
   readonly limits?: Durable.Limits | undefined
   /** The options of the local runtime that answers `plan`, `redact` and `readArtifact`. */
@@ -99,6 +106,7 @@ export const make = (
     const sessions = yield* SessionEntity.SessionEntity.client
     const maxInputChars = options?.maxInputChars ?? 1_000_000
     const turnTimeout = Duration.decode(options?.turnTimeout ?? "30 minutes")
+    const settleTimeout = Duration.decode(options?.settleTimeout ?? "6 seconds")
     // Sent again until it is stored: the turn id makes a second send of a stored turn the same turn.
     const resend = Schedule.exponential("50 millis").pipe(Schedule.union(Schedule.spaced("2 seconds")))
 
@@ -158,6 +166,21 @@ export const make = (
           )
         ))
 
+    /**
+     * Waits, up to `settleTimeout`, until none of the turn's calls is still
+     * running on a runner. Stopping the turn's message sends the runner an
+     * interrupt without waiting for it to act: the runner then stops the
+     * handlers (each may take its cleanup time) and records how each ended,
+     * and that record is a better answer than "still running".
+     */
+    const settled = (sessionId: string, turnId: string, wire: ReadonlyArray<SessionEntity.WireCall>) =>
+      Effect.forEach(wire, (call) => journal.get({ sessionId, turnId, callId: call.id })).pipe(
+        Effect.map((rows) => rows.some((row) => Option.isSome(row) && row.value.state === "started")),
+        Effect.repeat({ while: (running) => running, schedule: Schedule.spaced("100 millis") }),
+        Effect.timeout(settleTimeout),
+        Effect.ignore
+      )
+
     const runTurn: ToolRuntime.Service["runTurn"] = (calls, turnOptions) =>
       Effect.suspend(() => {
         const sessionId = turnOptions?.sessionId ?? ""
@@ -186,15 +209,21 @@ export const make = (
         return Effect.raceAll([answer, timedOut, ...ended]).pipe(
           Effect.flatMap((outcome) => {
             if (outcome._tag === "TimedOut") {
-              return fromJournal(
-                sessionId,
-                turnId,
-                wire,
-                `got no answer from the cluster within ${Duration.format(turnTimeout)}`
+              return Effect.zipRight(
+                settled(sessionId, turnId, wire),
+                fromJournal(
+                  sessionId,
+                  turnId,
+                  wire,
+                  `got no answer from the cluster within ${Duration.format(turnTimeout)}`
+                )
               )
             }
             if (outcome._tag === "Ended") {
-              return fromJournal(sessionId, turnId, wire, `was stopped: ${ToolError.printableName(outcome.reason)}`)
+              return Effect.zipRight(
+                settled(sessionId, turnId, wire),
+                fromJournal(sessionId, turnId, wire, `was stopped: ${ToolError.printableName(outcome.reason)}`)
+              )
             }
             const exit = outcome.exit
             if (Exit.isSuccess(exit)) {

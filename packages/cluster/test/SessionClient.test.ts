@@ -173,6 +173,7 @@ describe("SessionClient without an answer", () => {
           storage: { _tag: "Sqlite", filename: file },
           timing: ClusterRuntime.fastTiming,
           turnTimeout,
+          settleTimeout: "500 millis",
           sqlite: { synchronous: "normal" }
         }).pipe(Layer.provide(services))
       )
@@ -228,7 +229,8 @@ describe("SessionClient without an answer", () => {
             { id: "c4", name: "send", input: { to: "eve" } }
           ], { sessionId: "s1", turnId: "t1" })
           const waited = performance.now() - started
-          assert.isAtLeast(waited, 1_400)
+          // The turn timeout, then the wait for its started calls to settle (they never will: no runner).
+          assert.isAtLeast(waited, 1_900)
           assert.isBelow(waited, 6_000)
           assert.deepStrictEqual(results[0], recorded)
           assert.deepStrictEqual(
