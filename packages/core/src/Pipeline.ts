@@ -71,7 +71,7 @@ export const authorize = (
 // execute
 // ---------------------------------------------------------------------------
 
-export { execute, handlerRuntime } from "./PipelineExecute.js"
+export { execute, executeNow, handlerRuntime } from "./PipelineExecute.js"
 export type { ExecuteEnv, ExecuteError } from "./PipelineExecute.js"
 
 // ---------------------------------------------------------------------------

@@ -306,143 +306,169 @@ export const execute = (
   /** The handler's `context.attempt`. */
   attempt = 1
 ): Effect.Effect<unknown, ExecuteError> =>
-  Effect.suspend(() => {
-    const tool = entry.tool
-    const watchdog = env.watchdog
-    const timeoutMillis = tool.timeoutFor(input)
-    const watch = watchdog.watch(timeoutMillis, tool.idleTimeoutMillis)
-    const touch = Effect.sync(() => watchdog.touch(watch))
-    const onProgress = env.onProgress
-    const context = new CallContext(
-      callId,
-      tool.name,
-      env.keyScope,
-      attempt,
-      onProgress === undefined
-        ? () => touch
-        : (update) =>
-          Effect.zipRight(
-            touch,
-            // A progress line goes to a UI, often a terminal: redacted, then cleaned and bounded.
-            Effect.suspend(() => onProgress(callId, tool.name, readReport(update, (t) => env.redactor.redact(t).text)))
-          ),
-      () => touch,
-      // Built only when a handler asks: the hot path pays for two closures, not for the machinery.
-      (question) =>
-        ClientRequests.elicit(
-          env.client,
-          question,
-          (text) => env.redactor.redact(text).text,
-          holding(watchdog, watch)
+  Effect.suspend(() => executeNow(entry, callId, input, env, span, onInterrupted, attempt))
+
+/**
+ * {@link execute}, started now: the handler is called before this returns,
+ * and a handler that returns its Effect done gives the stage's outcome as
+ * an `Exit`, with no step of the run loop. For callers that build the
+ * effect as it runs (see `Steps`), where the handler may start at once.
+ *
+ * @internal
+ */
+export const executeNow = (
+  entry: Registry.Entry,
+  callId: string,
+  input: unknown,
+  env: ExecuteEnv,
+  span: Tracer.AnySpan | undefined,
+  onInterrupted: (error: ToolError.Interrupted | ToolError.Timeout) => Effect.Effect<void>,
+  attempt: number
+): Effect.Effect<unknown, ExecuteError> => {
+  const tool = entry.tool
+  const watchdog = env.watchdog
+  const timeoutMillis = tool.timeoutFor(input)
+  const watch = watchdog.watch(timeoutMillis, tool.idleTimeoutMillis)
+  const touch = Effect.sync(() => watchdog.touch(watch))
+  const onProgress = env.onProgress
+  const context = new CallContext(
+    callId,
+    tool.name,
+    env.keyScope,
+    attempt,
+    onProgress === undefined
+      ? () => touch
+      : (update) =>
+        Effect.zipRight(
+          touch,
+          // A progress line goes to a UI, often a terminal: redacted, then cleaned and bounded.
+          Effect.suspend(() => onProgress(callId, tool.name, readReport(update, (t) => env.redactor.redact(t).text)))
         ),
-      (request) =>
-        ClientRequests.sample(
-          env.client,
-          request,
-          holding(watchdog, watch),
-          (text) => env.redactor.redact(text).text
-        )
-    )
-    const outcomeUnknown = !tool.readOnly
-    const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {
-      if (Watchdog.isExit(outcome) && Exit.isSuccess(outcome)) return Effect.succeed(outcome.value)
-      if (watch.stopped === "timeout" || watch.stopped === "idle" || !Watchdog.isExit(outcome)) {
-        const cleanupAbandoned = !Watchdog.isExit(outcome)
-        return Effect.fail(
-          watch.stopped === "idle"
-            ? new ToolError.IdleTimeout({
-              toolName: tool.name,
-              idleMillis: tool.idleTimeoutMillis ?? 0,
-              outcomeUnknown,
-              cleanupAbandoned
-            })
-            : new ToolError.Timeout({
-              toolName: tool.name,
-              timeoutMillis,
-              outcomeUnknown,
-              cleanupAbandoned
-            })
-        )
-      }
-      const failure = Cause.failureOption(outcome.cause)
-      // A rule that can only be checked while the tool runs (under its lock,
-      // against the file as it is now) is still a rule the model can act on.
-      if (failure._tag === "Some" && isInstance(failure.value, ToolError.RuleViolation)) {
-        const violation = failure.value as ToolError.RuleViolation
-        return Effect.fail(
-          violation.toolName === undefined
-            ? new ToolError.RuleViolation({ ...violation, toolName: tool.name })
-            : violation
-        )
-      }
-      // A tool that enforces its own time limit (a command stopped by its
-      // runner) reports a timeout, not a failure of its own.
-      if (failure._tag === "Some" && isInstance(failure.value, ToolError.Timeout)) {
-        const timedOut = failure.value as ToolError.Timeout
-        return Effect.fail(
-          new ToolError.Timeout({
-            toolName: tool.name,
-            timeoutMillis: timedOut.timeoutMillis,
-            outcomeUnknown: timedOut.outcomeUnknown || outcomeUnknown,
-            cleanupAbandoned: timedOut.cleanupAbandoned,
-            detail: timedOut.detail
-          })
-        )
-      }
-      if (failure._tag === "Some") {
-        const { detail, outcomeUnknown, retryable } = describeFailure(failure.value)
-        return Effect.fail(
-          new ToolError.ToolFailed({ toolName: tool.name, detail, retryable, outcomeUnknown })
-        )
-      }
-      const defect = Cause.dieOption(outcome.cause)
+    () => touch,
+    // Built only when a handler asks: the hot path pays for two closures, not for the machinery.
+    (question) =>
+      ClientRequests.elicit(
+        env.client,
+        question,
+        (text) => env.redactor.redact(text).text,
+        holding(watchdog, watch)
+      ),
+    (request) =>
+      ClientRequests.sample(
+        env.client,
+        request,
+        holding(watchdog, watch),
+        (text) => env.redactor.redact(text).text
+      )
+  )
+  const outcomeUnknown = !tool.readOnly
+  const fromOutcome = (outcome: Watchdog.Outcome): Effect.Effect<unknown, ExecuteError> => {
+    if (Watchdog.isExit(outcome) && Exit.isSuccess(outcome)) return Effect.succeed(outcome.value)
+    if (watch.stopped === "timeout" || watch.stopped === "idle" || !Watchdog.isExit(outcome)) {
+      const cleanupAbandoned = !Watchdog.isExit(outcome)
       return Effect.fail(
-        new ToolError.ToolDefect({
+        watch.stopped === "idle"
+          ? new ToolError.IdleTimeout({
+            toolName: tool.name,
+            idleMillis: tool.idleTimeoutMillis ?? 0,
+            outcomeUnknown,
+            cleanupAbandoned
+          })
+          : new ToolError.Timeout({
+            toolName: tool.name,
+            timeoutMillis,
+            outcomeUnknown,
+            cleanupAbandoned
+          })
+      )
+    }
+    const failure = Cause.failureOption(outcome.cause)
+    // A rule that can only be checked while the tool runs (under its lock,
+    // against the file as it is now) is still a rule the model can act on.
+    if (failure._tag === "Some" && isInstance(failure.value, ToolError.RuleViolation)) {
+      const violation = failure.value as ToolError.RuleViolation
+      return Effect.fail(
+        violation.toolName === undefined
+          ? new ToolError.RuleViolation({ ...violation, toolName: tool.name })
+          : violation
+      )
+    }
+    // A tool that enforces its own time limit (a command stopped by its
+    // runner) reports a timeout, not a failure of its own.
+    if (failure._tag === "Some" && isInstance(failure.value, ToolError.Timeout)) {
+      const timedOut = failure.value as ToolError.Timeout
+      return Effect.fail(
+        new ToolError.Timeout({
           toolName: tool.name,
-          detail: defect._tag === "Some"
-            ? describeDefect(defect.value)
-            : "the handler interrupted itself",
-          outcomeUnknown: outcomeUnknown && defect._tag === "None"
+          timeoutMillis: timedOut.timeoutMillis,
+          outcomeUnknown: timedOut.outcomeUnknown || outcomeUnknown,
+          cleanupAbandoned: timedOut.cleanupAbandoned,
+          detail: timedOut.detail
         })
       )
     }
-    // A handler that did its work when called and returned it done
-    // (`Effect.succeed`, `Effect.fail`) has nothing left to run: no fiber,
-    // no deadline. Anything else, a throw or a value that cannot be read
-    // included, runs in the handler's own fiber as before.
-    const called = callHandler(tool, input, context)
-    if (Exit.isExit(called)) return fromOutcome(called)
-    // From the fork on, nothing may stop this fiber before the handler's fiber is watched.
-    return Effect.uninterruptibleMask((restore) => {
-      // The handler gets the services captured with the registry, and the
-      // execute span as its parent so its own spans nest under the call.
-      const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
-      const handlers = env.runtime()
-      const fiber = Runtime.runFork(
-        Runtime.make({ context: services, fiberRefs: handlers.fiberRefs, runtimeFlags: handlers.runtimeFlags })
-      )(called)
-      const done = fiber.unsafePoll()
-      if (done !== null) return fromOutcome(done)
-      return restore(watchdog.run(watch, fiber)).pipe(
-        Effect.onInterrupt(() =>
-          Effect.flatMap(watchdog.stop(watch, fiber), (outcome) =>
-            onInterrupted(
-              watch.stopped === "interrupt" || watch.stopped === undefined
-                ? new ToolError.Interrupted({
-                  toolName: tool.name,
-                  reason: env.interruptReason(),
-                  outcomeUnknown,
-                  cleanupAbandoned: !Watchdog.isExit(outcome)
-                })
-                : new ToolError.Timeout({
-                  toolName: tool.name,
-                  timeoutMillis,
-                  outcomeUnknown,
-                  cleanupAbandoned: !Watchdog.isExit(outcome)
-                })
-            ))
-        ),
-        Effect.flatMap(fromOutcome)
+    if (failure._tag === "Some") {
+      const { detail, outcomeUnknown, retryable } = describeFailure(failure.value)
+      return Effect.fail(
+        new ToolError.ToolFailed({ toolName: tool.name, detail, retryable, outcomeUnknown })
       )
+    }
+    const defect = Cause.dieOption(outcome.cause)
+    return Effect.fail(
+      new ToolError.ToolDefect({
+        toolName: tool.name,
+        detail: defect._tag === "Some"
+          ? describeDefect(defect.value)
+          : "the handler interrupted itself",
+        outcomeUnknown: outcomeUnknown && defect._tag === "None"
+      })
+    )
+  }
+  // A handler that did its work when called and returned it done
+  // (`Effect.succeed`, `Effect.fail`) has nothing left to run: no fiber,
+  // no deadline. Anything else, a throw or a value that cannot be read
+  // included, runs in the handler's own fiber as before.
+  const called = callHandler(tool, input, context)
+  if (Exit.isExit(called)) return fromOutcome(called)
+  // From the fork on, nothing may stop this fiber before the handler's fiber is watched.
+  return Effect.uninterruptibleMask((restore) => {
+    // The handler gets the services captured with the registry, and the
+    // execute span as its parent so its own spans nest under the call.
+    const services = span === undefined ? entry.context : Context.add(entry.context, Tracer.ParentSpan, span)
+    const handlers = env.runtime()
+    const fiber = Runtime.runFork(
+      Runtime.make({ context: services, fiberRefs: handlers.fiberRefs, runtimeFlags: handlers.runtimeFlags })
+    )(called)
+    const done = fiber.unsafePoll()
+    if (done !== null) return fromOutcome(done)
+    // The call interrupted while it waits: the handler is stopped, waited for, and the call
+    // recorded as interrupted. What `Effect.onInterrupt` does, without its own mask: this
+    // runs masked already, and the mask's four steps are a tenth of a forked call's.
+    const stopped = Effect.flatMap(watchdog.stop(watch, fiber), (outcome) =>
+      onInterrupted(
+        watch.stopped === "interrupt" || watch.stopped === undefined
+          ? new ToolError.Interrupted({
+            toolName: tool.name,
+            reason: env.interruptReason(),
+            outcomeUnknown,
+            cleanupAbandoned: !Watchdog.isExit(outcome)
+          })
+          : new ToolError.Timeout({
+            toolName: tool.name,
+            timeoutMillis,
+            outcomeUnknown,
+            cleanupAbandoned: !Watchdog.isExit(outcome)
+          })
+      ))
+    return Effect.matchCauseEffect(restore(watchdog.run(watch, fiber)), {
+      onFailure: (cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.matchCauseEffect(stopped, {
+            onFailure: (cleanup) => Effect.failCause(Cause.sequential(cause, cleanup)),
+            onSuccess: () => Effect.failCause(cause)
+          })
+          : Effect.failCause(cause),
+      onSuccess: fromOutcome
     })
   })
+}

@@ -51,3 +51,19 @@ export const catchAllCause = <A, E, R, B, E2, R2>(
   if (exit !== undefined) return Exit.isSuccess(exit) ? (exit as Exit.Exit<A, never>) : f(exit.cause)
   return Effect.catchAllCause(self, f)
 }
+
+/**
+ * `Effect.catchAllDefect`, with `f` applied at once to a defect already
+ * there. A failure without a defect (an error, an interruption) is left
+ * as it is, as `Effect.catchAllDefect` leaves it.
+ */
+export const catchAllDefect = <A, E, R, B, E2, R2>(
+  self: Effect.Effect<A, E, R>,
+  f: (defect: unknown) => Effect.Effect<B, E2, R2>
+): Effect.Effect<A | B, E | E2, R | R2> => {
+  const exit = done(self)
+  if (exit === undefined) return Effect.catchAllDefect(self, f)
+  if (Exit.isSuccess(exit)) return exit
+  const defect = Cause.dieOption(exit.cause)
+  return defect._tag === "Some" ? f(defect.value) : exit
+}

@@ -188,6 +188,18 @@ const turnContext = Effect.withFiberRuntime<
   )
 })
 
+const noDuplicates: ReadonlyMap<number, string> = new Map()
+const noSkips: ReadonlySet<number> = new Set()
+
+/** `Effect.suspend(f)` evaluated now, where the effect is built as it runs: a throw is a defect. */
+const now = <A>(f: () => Effect.Effect<A>): Effect.Effect<A> => {
+  try {
+    return f()
+  } catch (defect) {
+    return Exit.die(defect)
+  }
+}
+
 /** The state of one turn, shared by the scheduler and the runner of its calls. */
 export interface Turn {
   readonly calls: ReadonlyArray<unknown>
@@ -213,6 +225,9 @@ export interface Runner {
   /**
    * One call through every stage; the result lands in `turn.results[index]`,
    * through {@link finish}. It never fails: whatever happens is the result.
+   * The call starts when this is called, so it is called only where the
+   * effect is built as it runs (as with `Steps`): a call done at once then
+   * leaves an `Exit`, which costs the run loop nothing.
    */
   readonly runOne: (turn: Turn, index: number) => Effect.Effect<void>
   /** Shapes an error into the call's result and finishes the call with it. */
@@ -292,7 +307,7 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
     const started = onEvent === undefined
       ? Effect.void
       : onEvent({ _tag: "BatchStarted", indices: batch.indices, concurrent: batch.concurrent })
-    if (!batch.concurrent) return Effect.zipRight(started, runOne(turn, batch.indices[0]!))
+    if (!batch.concurrent) return Steps.flatMap(started, () => runOne(turn, batch.indices[0]!))
     return Effect.zipRight(started, pool(turn, batch.indices, Math.max(1, Math.min(concurrency, batch.indices.length))))
   }
 
@@ -405,20 +420,34 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
         failedAt: undefined,
         stoppedBy: undefined
       }
-      const duplicates = duplicateIds(calls)
-      const batches = planTurn(calls, isReadOnly, new Set(duplicates.keys()), turnOptions?.parallel ?? true)
+      // A turn of one call has no duplicate, and most turns none: no set to make for them.
+      const duplicates = calls.length < 2 ? noDuplicates : duplicateIds(calls)
+      const batches = planTurn(
+        calls,
+        isReadOnly,
+        duplicates.size === 0 ? noSkips : new Set(duplicates.keys()),
+        turnOptions?.parallel ?? true
+      )
       const concurrency = turnOptions?.concurrency ?? 8
       const stopOnError = turnOptions?.stopOnError ?? false
 
       // Most turns are one batch (one call, or reads together): nothing to stop before it.
-      const loop = batches.length === 1
-        ? runBatch(turn, batches[0]!, concurrency)
-        : Effect.forEach(batches, (batch) => {
-          if (turn.stoppedBy !== undefined || (stopOnError && turn.failedAt !== undefined)) return Effect.void
-          return runBatch(turn, batch, concurrency)
-        }, { discard: true })
+      const runAll = () =>
+        batches.length === 1
+          ? runBatch(turn, batches[0]!, concurrency)
+          : Effect.forEach(batches, (batch) => {
+            if (turn.stoppedBy !== undefined || (stopOnError && turn.failedAt !== undefined)) return Effect.void
+            return runBatch(turn, batch, concurrency)
+          }, { discard: true })
 
       const interruptWhen = turnOptions?.interruptWhen
+      const client = turnOptions?.client
+      // A turn starts its calls now: this runs as the turn runs, and calls done at once leave an
+      // `Exit` (see `Runner.runOne`). What they do later (an effect, such as a policy reading the
+      // client channel) still runs inside the turn's wrappers below. A turn with a race starts
+      // them in the race's own fiber, as it always did, the one its end interrupts. A throw is
+      // what `Effect.suspend` makes of it.
+      const loop = interruptWhen === undefined ? now(runAll) : Effect.suspend(runAll)
       const body = interruptWhen === undefined ? loop : Effect.raceFirst(
         loop,
         Effect.flatMap(interruptWhen, (reason) =>
@@ -456,20 +485,23 @@ export const make = ({ cleanupMillis, redactor, registry, runner }: Env): Schedu
       }
       const results = turn.results as ReadonlyArray<ToolResult.ToolResult>
       const done = Effect.succeed(results)
-      const finishing = Effect.suspend(() => {
+      const finish = () => {
         const filled = fill()
         if (filled === undefined && turn.budget === undefined) return done
         return Effect.as(Effect.zipRight(filled ?? Effect.void, settleBudget(turn)), results)
-      })
+      }
 
-      const client = turnOptions?.client
-      const ran = Effect.flatMap(
-        Effect.ensuring(
-          client === undefined ? body : Effect.locally(body, ClientRequests.currentChannel, client),
-          watchdog.close()
-        ),
-        () => finishing
-      )
+      // Calls all done at once started no handler fiber, hence no sleeper: nothing to end, no
+      // interruption to guard against, and the results are known now.
+      const ran = Exit.isExit(body as unknown) && watchdog.closeIfIdle()
+        ? Steps.flatMap(body, () => now(finish))
+        : Effect.flatMap(
+          Effect.ensuring(
+            client === undefined ? body : Effect.locally(body, ClientRequests.currentChannel, client),
+            watchdog.close()
+          ),
+          () => Effect.suspend(finish)
+        )
       return turnTrace === undefined ? ran : Effect.onExit(ran, (exit) =>
         Effect.sync(() =>
           turnTrace.end(

@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import type * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as Steps from "./Steps.js"
 
 /**
  * Why a watched handler was stopped.
@@ -123,7 +124,8 @@ export class Watchdog {
   run(watch: Watch, fiber: Fiber.RuntimeFiber<unknown, unknown>): Effect.Effect<Outcome> {
     watch.fiber = fiber
     this.watches.add(watch)
-    return Effect.zipRight(this.schedule(due(watch)), this.wait(watch, fiber))
+    // The sleeper is mostly set already (`Effect.void`): waiting then starts without a step.
+    return Steps.flatMap(this.schedule(due(watch)), () => this.wait(watch, fiber))
   }
 
   /**
@@ -140,6 +142,18 @@ export class Watchdog {
       this.watches.add(watch)
       return Effect.zipRight(this.schedule(watch.abandonAt), this.wait(watch, fiber))
     })
+  }
+
+  /**
+   * Closes the watchdog now when no sleeper was ever started (every handler
+   * of the turn was done when called), and says whether it did: otherwise
+   * `close` must end the sleeper.
+   */
+  closeIfIdle(): boolean {
+    if (this.sleeper !== undefined || this.generation !== 0) return false
+    this.closed = true
+    this.generation++
+    return true
   }
 
   /** Ends the turn's sleeper; handlers still watched are left to their callers. */

@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
@@ -168,6 +169,49 @@ describe("ClientRequests", () => {
       for (let i = 0; i + 8 <= planted.length; i++) assert.notInclude(wire, planted.slice(i, i + 8))
       // What an answer must match is kept.
       assert.include(wire, "\"enum\":[\"yes\",\"no\"]")
+    }))
+})
+
+describe("the turn's channel", () => {
+  // The permission stage asks the user through it (`Approver.client`): a turn given a
+  // client must run its stages with the channel set, a call done at once included.
+  it.effect("reaches the permission stage of a call that completes at once, and no other turn", () =>
+    Effect.gen(function*() {
+      const seen: Array<ClientRequests.Channel | undefined> = []
+      const policy: Policy.Service = {
+        authorize: () =>
+          Effect.map(FiberRef.get(ClientRequests.currentChannel), (channel) => {
+            seen.push(channel)
+            return Policy.allow
+          }),
+        checkPath: () => undefined
+      }
+      const echo = Tool.make("echo", {
+        description: "Echoes.",
+        parameters: {},
+        readOnly: true,
+        handler: () => Effect.succeed("ok")
+      })
+      const store = ArtifactStore.layerMemory()
+      const service = yield* ToolRuntime.ToolRuntime.pipe(
+        Effect.provide(
+          ToolRuntime.layer().pipe(
+            Layer.provide([
+              Registry.layer([echo]),
+              store,
+              Redactor.layerDefault,
+              Layer.succeed(Policy.Policy, policy)
+            ]),
+            Layer.provide(store)
+          )
+        )
+      )
+      const client: ClientRequests.Channel = { elicit: () => Effect.succeed({ action: "decline" }) }
+      const [withClient] = yield* service.runTurn([{ id: "c1", name: "echo", input: {} }], { client })
+      const [without] = yield* service.runTurn([{ id: "c2", name: "echo", input: {} }])
+      assert.strictEqual(ToolResult.text(withClient!), "ok")
+      assert.strictEqual(ToolResult.text(without!), "ok")
+      assert.deepStrictEqual(seen, [client, undefined])
     }))
 })
 

@@ -203,6 +203,43 @@ describe("ToolRuntime", () => {
       assert.deepStrictEqual(starts, { e1: 0, e2: 1000, v1: 2000, e3: 0, v2: 0 })
     }))
 
+  it.effect("a handler that works when called is not called before its lock or its slot let it", () =>
+    Effect.gen(function*() {
+      const events: Array<string> = []
+      // Does its work in the handler function itself, before any Effect runs: only the
+      // moment the runtime calls it tells whether the lock was held.
+      const guarded = (name: string, maxConcurrent: number | undefined) =>
+        Tool.make(name, {
+          description: "works when called",
+          parameters: { id: Schema.String },
+          readOnly: true,
+          ...(maxConcurrent === undefined ? { resources: () => [ResourceLocks.writes("a.txt")] } : { maxConcurrent }),
+          handler: ({ id }) => {
+            events.push(`${name} ${id} called`)
+            return id === "1"
+              ? Effect.as(
+                Effect.zipRight(Effect.sleep("1 second"), Effect.sync(() => events.push(`${name} 1 done`))),
+                "ok"
+              )
+              : Effect.succeed("ok")
+          }
+        })
+      const runtime = yield* runtimeWith([guarded("locked", undefined), guarded("slotted", 1)])
+      for (const name of ["locked", "slotted"]) {
+        const fiber = yield* Effect.fork(runtime.runTurn([call("1", name, { id: "1" }), call("2", name, { id: "2" })]))
+        yield* TestClock.adjust("10 seconds")
+        yield* ended(fiber)
+      }
+      assert.deepStrictEqual(events, [
+        "locked 1 called",
+        "locked 1 done",
+        "locked 2 called",
+        "slotted 1 called",
+        "slotted 1 done",
+        "slotted 2 called"
+      ])
+    }))
+
   it.effect("parallel: false runs every call alone", () =>
     Effect.gen(function*() {
       const { log, span } = yield* recorder
