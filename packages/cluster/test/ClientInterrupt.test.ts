@@ -16,22 +16,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
-import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import * as CallJournal from "../src/CallJournal.js"
 import * as ClusterRuntime from "../src/ClusterRuntime.js"
 import { tempDir } from "./fixtures/Files.js"
-import { bundle, spawn, waitUntil } from "./fixtures/Processes.js"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address() as NodeNet.AddressInfo
-      server.close(() => resolve(address.port))
-    })
-  })
+import { bundle, freePort, spawn, waitUntil } from "./fixtures/Processes.js"
 
 // The client's registry: the runner's tools as the client knows them (kinds only matter here).
 const sendEmail = Tool.make("send_email", {

@@ -21,22 +21,11 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
-import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import * as CallJournal from "../src/CallJournal.js"
 import * as ClusterRuntime from "../src/ClusterRuntime.js"
 import { tempDir } from "./fixtures/Files.js"
-import { bundle, type Child, spawn, survivors, waitUntil } from "./fixtures/Processes.js"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = NodeNet.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address() as NodeNet.AddressInfo
-      server.close(() => resolve(address.port))
-    })
-  })
+import { bundle, type Child, freePort, spawn, survivors, waitUntil } from "./fixtures/Processes.js"
 
 const hasBwrap = NodeChildProcess.spawnSync("bwrap", ["--version"]).status === 0
 
